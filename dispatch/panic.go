@@ -1,0 +1,54 @@
+package dispatch
+
+import (
+	"errors"
+	"fmt"
+)
+
+// PanicError carries a panic from the goroutine where it happened to the
+// goroutine that waits for the work: the original value and the stack of the
+// goroutine that panicked, captured where the panic was recovered.
+//
+// Every layer of forkjoin re-raises a recovered panic as a *PanicError (or
+// returns it as an error from the error-returning variants), so callers can
+// find it with errors.As and still reach the original value:
+//
+//	var pe *dispatch.PanicError
+//	if errors.As(err, &pe) { log.Print(pe.Value, string(pe.Stack)) }
+type PanicError struct {
+	// Value is what was passed to panic.
+	Value any
+	// Stack is the stack of the goroutine that panicked, as printed by
+	// runtime/debug.Stack at the point of recovery.
+	Stack []byte
+}
+
+// NewPanicError wraps a recovered value. If the value is already a
+// *PanicError (a panic re-raised by an inner layer) it is returned as is, so
+// the stack of the first goroutine that panicked is kept.
+func NewPanicError(value any, stack []byte) *PanicError {
+	if pe, ok := value.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: value, Stack: stack}
+}
+
+// Error describes the panic value; the stack is in Stack.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic: %v", e.Value)
+}
+
+// Unwrap returns the panic value if it is an error, so errors.Is and
+// errors.As see through a panic(err).
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// IsPanic reports whether err is, or wraps, a *PanicError.
+func IsPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
+}

@@ -1,0 +1,33 @@
+// Package forkjoin is the work-stealing core: fork-join parallelism on a
+// pool's workers, with the calling goroutine taking part.
+//
+//	pool.With(0, func(p *pool.Pool) {
+//		forkjoin.Run(p, func(w *forkjoin.Worker) {
+//			total = sum.Call(w, root) // sum is a *forkjoin.Fork
+//		})
+//	})
+//
+// The pieces:
+//
+//   - Run and RunCtx start a run: the root function runs on the calling
+//     goroutine with a *Worker, and the call returns when everything forked
+//     from it has finished. Any number of goroutines may run at once on one
+//     pool, and a task may start a nested run.
+//   - Fork[A, R] is the typed fork: NewFork(fn) once, then f.Join(w, a, b)
+//     runs fn(w, a) and fn(w, b) in parallel, or f.Fork(w, a) returns a
+//     Future to Join later. Forking allocates nothing and touches no shared
+//     memory until another participant asks for work.
+//   - Join(w, a, b) runs two closures in parallel (convenient; each closure
+//     that captures variables is a heap allocation).
+//   - For and Reduce split an index range on demand.
+//   - Task, Worker.Push, Completion and Worker.Wait are the intrusive layer
+//     that the parallel folds build their own scheduling on.
+//
+// Panics in any task are recovered where they happen, cancel the run, and
+// reach the caller as a *PanicError (re-panicked by Run, returned by
+// RunCtx) with the original value and stack. Cancellation through a
+// context stops new tasks from starting; running ones finish.
+//
+// See docs/architecture.md for how it works and docs/BENCHMARKS.md for what
+// it costs.
+package forkjoin

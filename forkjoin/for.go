@@ -1,0 +1,184 @@
+package forkjoin
+
+// For and Reduce split a range on demand ("lazy binary splitting"): a
+// worker walks its range chunk by chunk and splits off the upper half of
+// what remains only when another participant asks for work (its poll flag
+// is set). The half is forked and, since somebody is asking, published at
+// once. A range nobody asks for is never split, so a sequential run costs
+// one call of body per chunk and nothing more; a range many participants
+// want is split as finely as they want it.
+//
+// With grain 0 the chunk adapts to the body's speed: it doubles while a
+// chunk takes under ~20 µs and halves when one takes over ~200 µs, so that
+// the loop answers a request for work within a fraction of a millisecond
+// without paying a clock read per element.
+
+import (
+	"reflect"
+	"sync"
+	"time"
+)
+
+const (
+	chunkFast = 20 * time.Microsecond
+	chunkSlow = 200 * time.Microsecond
+	chunkMax  = 1 << 16
+)
+
+type forArg struct {
+	lo, hi int
+	grain  int // fixed chunk, or 0 for adaptive
+	body   func(w *Worker, lo, hi int)
+}
+
+var forFork *Fork[forArg, struct{}]
+
+func init() { forFork = NewFork(forStep) }
+
+// For calls body(w, lo, hi) for consecutive sub-ranges [lo, hi) that
+// together cover [0, n) exactly once, possibly in parallel. grain is the
+// size of the sub-ranges (the last may be shorter); grain 0 adapts it to
+// the speed of body. For returns when every call has returned. n < 0 or
+// grain < 0 panics.
+func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
+	if n < 0 || grain < 0 {
+		panic("forkjoin: For with a negative n or grain")
+	}
+	if body == nil {
+		panic("forkjoin: For with a nil body")
+	}
+	if n == 0 {
+		return
+	}
+	forStep(w, forArg{lo: 0, hi: n, grain: grain, body: body})
+}
+
+func forStep(w *Worker, a forArg) struct{} {
+	lo, hi := a.lo, a.hi
+	chunk := a.grain
+	adaptive := chunk == 0
+	if adaptive {
+		chunk = 1
+	}
+	for lo < hi {
+		if w.poll.Load() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
+			mid := lo + (hi-lo)/2
+			forFork.Join(w,
+				forArg{lo: lo, hi: mid, grain: a.grain, body: a.body},
+				forArg{lo: mid, hi: hi, grain: a.grain, body: a.body})
+			return struct{}{}
+		}
+		end := hi
+		if hi-lo > chunk {
+			end = lo + chunk
+		}
+		if adaptive {
+			start := time.Now()
+			a.body(w, lo, end)
+			chunk = adapt(chunk, time.Since(start))
+		} else {
+			a.body(w, lo, end)
+		}
+		lo = end
+	}
+	return struct{}{}
+}
+
+func adapt(chunk int, took time.Duration) int {
+	switch {
+	case took < chunkFast && chunk < chunkMax:
+		return chunk * 2
+	case took > chunkSlow && chunk > 1:
+		return chunk / 2
+	}
+	return chunk
+}
+
+type reduceSpec[T any] struct {
+	grain   int
+	leaf    func(w *Worker, lo, hi int) T
+	combine func(a, b T) T
+	fork    *Fork[reduceArg[T], T]
+}
+
+type reduceArg[T any] struct {
+	lo, hi int
+	spec   *reduceSpec[T]
+}
+
+// reduceForks caches one Fork per result type, so that Reduce creates none
+// per call.
+var reduceForks sync.Map // reflect.Type -> *Fork[reduceArg[T], T]
+
+func reduceForkFor[T any]() *Fork[reduceArg[T], T] {
+	key := reflect.TypeFor[T]()
+	if f, ok := reduceForks.Load(key); ok {
+		return f.(*Fork[reduceArg[T], T])
+	}
+	f, _ := reduceForks.LoadOrStore(key, NewFork(reduceStep[T]))
+	return f.(*Fork[reduceArg[T], T])
+}
+
+// Reduce computes leaf over consecutive sub-ranges covering [0, n) and
+// combines their results in index order with combine, possibly in
+// parallel: for sub-ranges r1 < r2 < … < rk the result is
+// combine(…combine(leaf(r1), leaf(r2))…, leaf(rk)) up to re-association,
+// so combine must be associative; it need not be commutative. grain is as
+// for For. Reduce of an empty range (n == 0) returns the zero T without
+// calling leaf.
+func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, combine func(a, b T) T) T {
+	if n < 0 || grain < 0 {
+		panic("forkjoin: Reduce with a negative n or grain")
+	}
+	if leaf == nil || combine == nil {
+		panic("forkjoin: Reduce with a nil leaf or combine")
+	}
+	var zero T
+	if n == 0 {
+		return zero
+	}
+	spec := &reduceSpec[T]{grain: grain, leaf: leaf, combine: combine, fork: reduceForkFor[T]()}
+	return reduceStep(w, reduceArg[T]{lo: 0, hi: n, spec: spec})
+}
+
+func reduceStep[T any](w *Worker, a reduceArg[T]) T {
+	sp := a.spec
+	lo, hi := a.lo, a.hi
+	chunk := sp.grain
+	adaptive := chunk == 0
+	if adaptive {
+		chunk = 1
+	}
+	var acc T
+	have := false
+	for lo < hi {
+		if w.poll.Load() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
+			mid := lo + (hi-lo)/2
+			l, r := sp.fork.Join(w, reduceArg[T]{lo: lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: hi, spec: sp})
+			m := sp.combine(l, r)
+			if have {
+				return sp.combine(acc, m)
+			}
+			return m
+		}
+		end := hi
+		if hi-lo > chunk {
+			end = lo + chunk
+		}
+		var v T
+		if adaptive {
+			start := time.Now()
+			v = sp.leaf(w, lo, end)
+			chunk = adapt(chunk, time.Since(start))
+		} else {
+			v = sp.leaf(w, lo, end)
+		}
+		if have {
+			acc = sp.combine(acc, v)
+		} else {
+			acc, have = v, true
+		}
+		lo = end
+	}
+	return acc
+}

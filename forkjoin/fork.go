@@ -1,0 +1,299 @@
+package forkjoin
+
+// The typed fork.
+//
+// A Fork[A, R] wraps a function func(*Worker, A) R. Forking it costs no
+// allocation and no atomic operation: the argument is written into a slot
+// of a per-worker slab, a pointer to the slot's header is pushed on the
+// worker's private stack, and the join pops it back and calls the function
+// directly — unless the slot was published meanwhile because a thief asked
+// (see scheduler.go), in which case the join takes it back from the deque
+// or, if a thief has it, helps until the thief has written the result into
+// the slot.
+//
+// Slabs. Each worker keeps one slab per (A, R) pair: a LIFO stack of
+// slot{header, arg, result} stored in chunks that are never moved or freed,
+// so a pointer to a slot stays valid for thieves. Slots are reused in LIFO
+// order, so steady state allocates nothing. The (A, R) pair gets a small
+// integer id when the first Fork of that pair is created; a worker finds
+// its slab with one index into a slice, without a type assertion.
+
+import (
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+const slabChunk = 128
+
+type slot[A, R any] struct {
+	hdr  task        // first: *task converts back to *slot
+	fork *Fork[A, R] // the Fork whose exec is in hdr.exec
+	arg  A
+	res  R
+}
+
+type slab[A, R any] struct {
+	cur    []slot[A, R] // chunks[ci]
+	off    int          // slots in use in cur
+	ci     int
+	chunks [][]slot[A, R]
+	owner  *Worker
+}
+
+func (s *slab[A, R]) push() *slot[A, R] {
+	if s.off == len(s.cur) {
+		s.nextChunk()
+	}
+	sl := &s.cur[s.off]
+	s.off++
+	return sl
+}
+
+func (s *slab[A, R]) pop() {
+	s.off--
+	if s.off == 0 && s.ci > 0 {
+		s.ci--
+		s.cur = s.chunks[s.ci]
+		s.off = len(s.cur)
+	}
+}
+
+func (s *slab[A, R]) nextChunk() {
+	if s.cur != nil {
+		s.ci++
+	}
+	if s.ci == len(s.chunks) {
+		c := make([]slot[A, R], slabChunk)
+		for i := range c {
+			c[i].hdr.owner = s.owner
+		}
+		s.chunks = append(s.chunks, c)
+	}
+	s.cur = s.chunks[s.ci]
+	s.off = 0
+}
+
+// reset frees every slot and clears the arguments and results they hold.
+func (s *slab[A, R]) reset() {
+	var zero slot[A, R]
+	for _, c := range s.chunks {
+		for i := range c {
+			c[i].arg, c[i].res, c[i].fork = zero.arg, zero.res, nil
+			c[i].hdr.exec = nil
+		}
+	}
+	s.ci, s.off, s.cur = 0, 0, nil
+}
+
+type slabResetter interface{ reset() }
+
+// slab ids: one per (A, R) pair, bounded by the number of pairs a program
+// uses, so creating Forks freely does not grow the workers' slab tables.
+var (
+	slabIDs   sync.Map // reflect.Type of slot[A, R] -> int
+	slabIDsMu sync.Mutex
+	slabCount int
+)
+
+func slabIDFor[A, R any]() int {
+	key := reflect.TypeFor[slot[A, R]]()
+	if id, ok := slabIDs.Load(key); ok {
+		return id.(int)
+	}
+	slabIDsMu.Lock()
+	defer slabIDsMu.Unlock()
+	if id, ok := slabIDs.Load(key); ok {
+		return id.(int)
+	}
+	id := slabCount
+	slabCount++
+	slabIDs.Store(key, id)
+	return id
+}
+
+// slabOf returns w's slab for (A, R), given its id.
+func slabOf[A, R any](w *Worker, id int) *slab[A, R] {
+	if id < len(w.slabs) {
+		if p := w.slabs[id]; p != nil {
+			return (*slab[A, R])(p)
+		}
+	}
+	return newSlab[A, R](w, id)
+}
+
+func newSlab[A, R any](w *Worker, id int) *slab[A, R] {
+	for len(w.slabs) <= id {
+		w.slabs = append(w.slabs, nil)
+	}
+	s := &slab[A, R]{owner: w}
+	w.slabs[id] = unsafe.Pointer(s)
+	w.resetters = append(w.resetters, s)
+	return s
+}
+
+// resetSlabs frees every slot of every slab: called only where no frame of
+// this worker holds a slot (its top level), after a panic left some behind.
+func (w *Worker) resetSlabs() {
+	for _, s := range w.resetters {
+		s.reset()
+	}
+	for i := range w.forks[:w.sp] {
+		w.forks[i] = nil
+	}
+	w.sp, w.published, w.dirty = 0, 0, false
+}
+
+// Fork is a function of the shape func(w *Worker, arg A) R prepared for
+// forking: Join runs two calls of it in parallel, Fork/Future.Join any
+// number, and neither allocates in steady state. Create a Fork once (a
+// package-level variable, or once per long-lived value) and use it from any
+// number of goroutines and runs:
+//
+//	var sum *forkjoin.Fork[*Node, int64]
+//
+//	func init() {
+//		sum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
+//			if n == nil {
+//				return 0
+//			}
+//			l, r := sum.Join(w, n.Left, n.Right)
+//			return n.Value + l + r
+//		})
+//	}
+type Fork[A, R any] struct {
+	fn   func(w *Worker, arg A) R
+	sid  int
+	exec func(w *Worker, h *task)
+}
+
+// NewFork prepares fn for forking. fn must not be nil.
+func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
+	if fn == nil {
+		panic("forkjoin: NewFork with a nil function")
+	}
+	f := &Fork[A, R]{fn: fn, sid: slabIDFor[A, R]()}
+	f.exec = func(w *Worker, h *task) {
+		sl := (*slot[A, R])(taskPointer(h))
+		sl.res = f.fn(w, sl.arg)
+	}
+	return f
+}
+
+// Call runs the function inline: f.Call(w, a) is fn(w, a).
+func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
+
+// Join runs fn(w, a) and fn(w, b), possibly in parallel, and returns both
+// results: fn(w, a) runs on the calling goroutine at once, while fn(w, b)
+// waits where another participant can take it; if nobody did by the time
+// fn(w, a) returns, it runs here too.
+//
+// A panic in either call is re-raised by Join (after the other call has
+// finished or was abandoned), and the run is cancelled.
+func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
+	// The fast path is written out by hand (no helper calls): it runs
+	// once per fork and every instruction shows.
+	s := slabOf[A, R](w, f.sid)
+	if s.off == len(s.cur) {
+		s.nextChunk()
+	}
+	sl := &s.cur[s.off]
+	s.off++
+	if sl.fork != f { // slots are shared by the Forks of one (A, R)
+		sl.fork = f
+		sl.hdr.exec = f.exec
+	}
+	sl.arg = b
+	w.pushFork(&sl.hdr)
+	if w.poll.Load() {
+		w.heartbeat()
+	}
+	ra := f.fn(w, a)
+	w.sp--
+	i := w.sp
+	var rb R
+	if i >= w.published {
+		if w.poll.Load() {
+			w.heartbeat()
+		}
+		rb = f.fn(w, sl.arg)
+	} else if w.reclaim(&sl.hdr, i) {
+		rb = f.fn(w, sl.arg)
+	} else {
+		rb = sl.res
+	}
+	// The slot keeps its argument until it is reused: like a stack frame,
+	// it retains at most one value per level of nesting.
+	s.pop()
+	return ra, rb
+}
+
+// Future is a forked call of a Fork, to be joined with Future.Join. Futures
+// of one worker must be joined in the reverse order of their forks (the
+// last forked first), like nested calls; Join panics otherwise.
+type Future[A, R any] struct {
+	sl  *slot[A, R]
+	s   *slab[A, R]
+	f   *Fork[A, R]
+	idx int
+}
+
+// Fork makes fn(w, a) available to other participants and returns at once;
+// join the result with Future.Join on the same worker. Allocates nothing.
+func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
+	s := slabOf[A, R](w, f.sid)
+	sl := s.push()
+	if sl.fork != f {
+		sl.fork = f
+		sl.hdr.exec = f.exec
+	}
+	sl.arg = a
+	w.pushFork(&sl.hdr)
+	if w.poll.Load() {
+		w.heartbeat()
+	}
+	return Future[A, R]{sl: sl, s: s, f: f, idx: w.sp - 1}
+}
+
+// Join returns the forked call's result, running it here if no other
+// participant took it, or helping until the one that did has finished.
+func (fu Future[A, R]) Join(w *Worker) R {
+	i := w.sp - 1
+	if fu.sl == nil || i != fu.idx || w.forks[i] != &fu.sl.hdr {
+		panic("forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice")
+	}
+	w.sp = i
+	w.forks[i] = nil
+	var r R
+	if i >= w.published {
+		if w.poll.Load() {
+			w.heartbeat()
+		}
+		r = fu.f.fn(w, fu.sl.arg)
+	} else if w.reclaim(&fu.sl.hdr, i) {
+		r = fu.f.fn(w, fu.sl.arg)
+	} else {
+		r = fu.sl.res
+	}
+	fu.s.pop()
+	return r
+}
+
+// Join runs a and b, possibly in parallel, and returns when both are done.
+// a runs on the calling goroutine; b may be taken by another participant.
+// A panic in either is re-raised by Join and cancels the run.
+//
+// Join is the convenient form; each call passes two closures, which Go
+// allocates on the heap when they capture variables. For fine-grained
+// recursion use a Fork, which allocates nothing.
+func Join(w *Worker, a, b func(w *Worker)) {
+	if a == nil || b == nil {
+		panic("forkjoin: Join with a nil function")
+	}
+	joinFork.Join(w, a, b)
+}
+
+var joinFork = NewFork(func(w *Worker, f func(w *Worker)) struct{} {
+	f(w)
+	return struct{}{}
+})

@@ -1,0 +1,143 @@
+package forkjoin
+
+import (
+	"context"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// PanicError is how a panic in a task reaches the caller: Run re-panics
+// with a *PanicError, RunCtx returns one. It keeps the original value and
+// the stack of the goroutine where the panic happened; find it with
+// errors.As.
+type PanicError = dispatch.PanicError
+
+// runState is what the participants of one run share: its context and
+// whether it was cancelled, and why.
+type runState struct {
+	cancelled atomic.Bool
+	failure   atomic.Pointer[error] // the first failure: panic, error or ctx.Err()
+	ctx       context.Context
+	sched     *scheduler
+}
+
+// fail records err (the first one wins) and cancels the run: no new task
+// of it starts, and every participant takes its slow path at its next fork
+// to notice.
+func (r *runState) fail(err error) {
+	r.failure.CompareAndSwap(nil, &err)
+	if r.cancelled.Swap(true) {
+		return
+	}
+	for _, w := range *r.sched.parts.Load() {
+		if w.inUse.Load() {
+			w.poll.Store(true)
+		}
+	}
+}
+
+// recovered records a value recovered at a task boundary, unless it is the
+// core's own unwinding sentinel.
+func (r *runState) recovered(v any) {
+	if v == nil {
+		return
+	}
+	if _, ok := v.(unwinding); ok {
+		return
+	}
+	r.fail(dispatch.NewPanicError(v, debug.Stack()))
+}
+
+func (r *runState) err() error {
+	if p := r.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Run runs fn as the root task of a run on p, with the calling goroutine
+// participating, and returns when fn and everything it forked have
+// completed. A panic in any task cancels the run and is re-raised here as a
+// *PanicError carrying the original value and stack.
+//
+// Any number of goroutines may call Run on one pool at the same time, and
+// a task may call Run again (nesting): each caller participates in its own
+// run and helps the others while it waits.
+func Run(p *pool.Pool, fn func(w *Worker)) {
+	if fn == nil {
+		panic("forkjoin: Run with a nil function")
+	}
+	err := run(nil, p, func(w *Worker) error {
+		fn(w)
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// RunCtx is Run with a context and an error: once ctx is done, no new task
+// of the run starts, running tasks finish, and RunCtx returns ctx.Err(). An
+// error returned by fn, or a panic in any task (as a *PanicError), cancels
+// the run and is returned. The first failure wins.
+func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
+	if ctx == nil {
+		panic("forkjoin: RunCtx with a nil context")
+	}
+	if fn == nil {
+		panic("forkjoin: RunCtx with a nil function")
+	}
+	return run(ctx, p, fn)
+}
+
+func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
+	s := schedulerOf(p)
+	if ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	p.CountRun()
+	r := &runState{ctx: ctx, sched: s}
+	w := s.acquireCaller()
+	w.run = r
+	if s.maxWorkers > 0 {
+		w.poll.Store(true) // publish the first fork: it wakes a worker
+	}
+	if ctx != nil && ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { r.fail(ctx.Err()) })
+		defer stop()
+	}
+	w.runRoot(fn)
+	s.releaseCaller(w)
+	return r.err()
+}
+
+// runRoot runs the root function at a task boundary, then runs what is
+// left in the caller's deque (pushed Tasks nobody took).
+func (w *Worker) runRoot(fn func(w *Worker) error) {
+	r := w.run
+	func() {
+		ok := false
+		defer func() {
+			if !ok {
+				v := recover()
+				w.abandon(0)
+				r.recovered(v)
+			}
+		}()
+		if err := fn(w); err != nil {
+			r.fail(err)
+		}
+		ok = true
+	}()
+	for t := w.dq.pop(); t != nil; t = w.dq.pop() {
+		w.execute(t)
+	}
+	if w.dirty || w.sp != 0 {
+		w.resetSlabs()
+	}
+}

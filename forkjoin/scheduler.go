@@ -1,0 +1,252 @@
+package forkjoin
+
+// The scheduler: one per pool, kept on the pool as an attachment.
+//
+// Participants. Every goroutine that works on a pool is a participant with
+// a *Worker: the pool's n-1 background workers (one Worker each, created on
+// their first entry) and every goroutine inside Run (a caller Worker, taken
+// from a free list and returned when its Run ends). All participants are in
+// one copy-on-write list that thieves scan.
+//
+// Lazy publication ("heartbeat" scheduling, after Spice and chili). A fork
+// does not touch any shared memory: it pushes a pointer to its slot on the
+// owner's private stack. Only when somebody asks — a thief sets the owner's
+// poll flag — does the owner, at its next fork, publish its OLDEST private
+// fork (the biggest piece of work it holds) into its Chase–Lev deque, where
+// thieves take it. A join checks, with a plain load of its own memory,
+// whether its slot was published; if not (almost always), it calls the
+// function directly. The heavy machinery is paid only by work that moves.
+//
+// Sleep and wake-up. The pool's workers enter the scheduler (the pinned
+// Job) when woken and leave it when they find nothing; the pool parks them
+// on its EventCount. The scheduler throttles wake-ups with one state word:
+//
+//	bits  0..15  searching: workers inside the scheduler looking for work
+//	bits 16..31  active:    workers inside the scheduler
+//	bit  32      waking:    a wake-up is on its way and not yet absorbed
+//
+// New work (a publication, a Push, an injected task) calls wakeCheck, which
+// wakes one worker only if nobody is searching, some worker is outside the
+// scheduler and no wake-up is already on its way. An entering worker
+// absorbs the wake-up (clears waking) and counts itself active and
+// searching. A searcher that finds work stops searching; if it was the last
+// searcher, it calls wakeCheck, so wake-ups ripple one at a time while work
+// is there to take. A searcher that finds nothing leaves: it stops
+// searching and stops being active, and if it was the last searcher it
+// scans every queue once more before returning to the pool. That rescan is
+// what makes the throttle safe: new work is made visible before its
+// producer reads the state word (sequentially consistent atomics), so a
+// producer that saw a searcher and did not wake anyone is covered by the
+// last searcher's rescan, which follows its decrement.
+//
+// A thief that finds no published work sets the poll flag of every busy
+// participant; each publishes one fork at its next fork and calls
+// wakeCheck. When a thief gives up and parks, the flags it left behind
+// wake it (or another) as soon as work is published.
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+type scheduler struct {
+	pool       *pool.Pool
+	maxWorkers int
+	job        dispatch.Job
+
+	state atomic.Uint64
+	_     cacheline.Pad
+
+	parts atomic.Pointer[[]*Worker] // every participant; copy-on-write under mu
+
+	mu      sync.Mutex
+	workers []*Worker // by pool worker index
+	free    []*Worker // idle caller Workers
+	closed  bool
+	nextID  int
+
+	// joinWake parks participants waiting for a stolen task or a
+	// Completion; the task's finisher notifies it.
+	joinWake dispatch.EventCount
+}
+
+const (
+	searchOne  = 1
+	activeOne  = 1 << 16
+	countMask  = 1<<16 - 1
+	wakingBit  = 1 << 32
+	stealSpins = 64 // search rounds before a worker gives up and leaves
+)
+
+func searching(s uint64) int { return int(s & countMask) }
+func active(s uint64) int    { return int(s >> 16 & countMask) }
+
+type schedKey struct{}
+
+// schedulerOf returns the pool's scheduler, creating and pinning it on
+// first use.
+func schedulerOf(p *pool.Pool) *scheduler {
+	if p == nil {
+		panic("forkjoin: nil *pool.Pool")
+	}
+	if p.Closed() {
+		panic("forkjoin: use of a closed pool")
+	}
+	return p.Attach(schedKey{}, newScheduler).(*scheduler)
+}
+
+func newScheduler(p *pool.Pool) pool.Attachment {
+	s := &scheduler{pool: p, maxWorkers: p.Workers()}
+	if s.maxWorkers > countMask {
+		s.maxWorkers = countMask
+	}
+	empty := []*Worker{}
+	s.parts.Store(&empty)
+	s.job = dispatch.Job{Call: workerEntry, Data: unsafe.Pointer(s)}
+	p.Pin(&s.job)
+	return s
+}
+
+// Close unpins the scheduler. Called by Pool.Close.
+func (s *scheduler) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.pool.Unpin()
+}
+
+// workerEntry is the pinned Job's function: a pool worker entering the
+// scheduler.
+func workerEntry(data unsafe.Pointer, id int) {
+	s := (*scheduler)(data)
+	w := s.workerFor(id)
+	w.serve()
+}
+
+func (s *scheduler) workerFor(id int) *Worker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.workers) <= id {
+		s.workers = append(s.workers, nil)
+	}
+	if w := s.workers[id]; w != nil {
+		return w
+	}
+	w := s.newWorkerLocked(id)
+	s.workers[id] = w
+	return w
+}
+
+func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
+	w := newWorker(s, s.nextID, poolIndex)
+	s.nextID++
+	old := *s.parts.Load()
+	next := make([]*Worker, len(old)+1)
+	copy(next, old)
+	next[len(old)] = w
+	s.parts.Store(&next)
+	return w
+}
+
+// acquireCaller gives a goroutine entering Run a Worker of its own.
+func (s *scheduler) acquireCaller() *Worker {
+	s.mu.Lock()
+	var w *Worker
+	if n := len(s.free); n > 0 {
+		w = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		w = s.newWorkerLocked(-1)
+	}
+	s.mu.Unlock()
+	w.inUse.Store(true)
+	w.poll.Store(false)
+	return w
+}
+
+func (s *scheduler) releaseCaller(w *Worker) {
+	w.inUse.Store(false)
+	w.poll.Store(true) // a stale use of w reaches the slow path and panics
+	w.run = nil
+	s.mu.Lock()
+	s.free = append(s.free, w)
+	s.mu.Unlock()
+}
+
+// wakeCheck wakes one worker if new work may need it. Called after work
+// was made visible to thieves.
+func (s *scheduler) wakeCheck() {
+	st := s.state.Load()
+	if searching(st) != 0 || active(st) >= s.maxWorkers || st&wakingBit != 0 {
+		return
+	}
+	if !s.state.CompareAndSwap(st, st|wakingBit) {
+		return // someone else changed the state: they take care of it
+	}
+	if !s.pool.WakeOne() {
+		s.state.Add(^uint64(wakingBit - 1)) // nobody will absorb it
+	}
+}
+
+// enter: a pool worker arrives: active and searching, absorbing a wake-up.
+func (s *scheduler) enter() {
+	for {
+		st := s.state.Load()
+		next := (st &^ wakingBit) + activeOne + searchOne
+		if s.state.CompareAndSwap(st, next) {
+			return
+		}
+	}
+}
+
+// stopSearching: a searcher found work. The last searcher to find work
+// passes the baton: more work may be waiting for another worker.
+func (s *scheduler) stopSearching() {
+	st := s.state.Add(^uint64(searchOne - 1))
+	if searching(st) == 0 {
+		s.wakeCheck()
+	}
+}
+
+func (s *scheduler) startSearching() { s.state.Add(searchOne) }
+
+// leave: a searcher found nothing and returns to the pool. It reports
+// whether it really left: if it was the last searcher, it scans once more
+// and stays (as an active searcher) when it finds work, returned in t.
+func (s *scheduler) leave(w *Worker) (t *task, left bool) {
+	st := s.state.Add(^uint64(activeOne + searchOne - 1))
+	if searching(st) != 0 {
+		return nil, true
+	}
+	if t = w.stealOnce(); t == nil {
+		return nil, true
+	}
+	s.state.Add(activeOne + searchOne)
+	return t, false
+}
+
+// AddStats adds the scheduler's counters to a pool.Stats.
+func (s *scheduler) AddStats(st *pool.Stats) {
+	parts := *s.parts.Load()
+	for _, w := range parts {
+		c := w.counters.snapshot()
+		st.Tasks += c.Tasks
+		st.StealAttempts += c.StealAttempts
+		st.Steals += c.Steals
+		if w.poolIndex >= 0 && w.poolIndex < len(st.Workers) {
+			ws := &st.Workers[w.poolIndex]
+			ws.Tasks += c.Tasks
+			ws.StealAttempts += c.StealAttempts
+			ws.Steals += c.Steals
+		} else if w.poolIndex < 0 {
+			st.Callers.Tasks += c.Tasks
+			st.Callers.StealAttempts += c.StealAttempts
+			st.Callers.Steals += c.Steals
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package forkjoin
+
+import (
+	"sync/atomic"
+)
+
+// task is the header of everything that can sit in a deque: a typed fork's
+// slot (header first, then argument and result), a Join's slot, or a user's
+// intrusive Task. Thieves see only *task; exec knows the rest.
+type task struct {
+	// exec runs the task on a worker that is not its owner (or on the owner
+	// for intrusive tasks). Set when the slot is pushed.
+	exec func(w *Worker, t *task)
+	// owner is the participant whose private stack the slot belongs to, nil
+	// for intrusive tasks. Set once when the slot is created.
+	owner *Worker
+	// run is the run the task belongs to; set when the task is published.
+	run *runState
+	// state is taskPending until the task has finished on a thief: then
+	// taskDone, or taskFailed if it panicked or was abandoned because its
+	// run was cancelled. The joiner reads the result only after it loads
+	// taskDone (the store is sequentially consistent, so it happens after
+	// the thief's write of the result).
+	state atomic.Uint32
+	// thief is the worker that took the task, so that a joiner waiting for
+	// it helps that worker first.
+	thief atomic.Pointer[Worker]
+}
+
+const (
+	taskPending uint32 = iota
+	taskDone
+	taskFailed
+)
+
+// finish marks a stolen task done and wakes its owner if the owner parked
+// while waiting for it. After the store of state, the task's memory may be
+// reused by the owner at once, so everything needed is read before it.
+func (t *task) finish(s uint32) {
+	owner := t.owner
+	t.state.Store(s)
+	if owner != nil && owner.parked.Load() {
+		owner.sched.joinWake.NotifyAll()
+	}
+}
+
+// Task is an intrusive unit of work for code that builds its own
+// scheduling on the core (the parallel folds do): embed a Task in your own
+// struct, set its function with Init, and Push it from a worker. Some
+// participant of the same pool calls the function exactly once, on its own
+// goroutine, with its own *Worker. Pushing allocates nothing.
+//
+// The core does not track a pushed Task's completion: the pusher must wait
+// for whatever the task signals (see Completion) before its run ends, and
+// a task's function must check Worker.Cancelled and return early when its
+// run is cancelled, while still signalling completion.
+type Task struct {
+	hdr task
+	fn  func(w *Worker, t *Task)
+}
+
+// Init sets the function a pushed Task runs. A Task may be pushed again
+// after its function has started.
+func (t *Task) Init(fn func(w *Worker, t *Task)) {
+	if fn == nil {
+		panic("forkjoin: Task.Init with a nil function")
+	}
+	t.fn = fn
+	t.hdr.exec = execIntrusive
+}
+
+// execIntrusive runs a user's Task. The header is the first field of Task,
+// so the conversion is exact.
+func execIntrusive(w *Worker, h *task) {
+	t := (*Task)(taskPointer(h))
+	t.fn(w, t)
+}
+
+// Push makes t available to the other participants of the pool (and to w
+// itself, which runs it later if nobody takes it). t must have been
+// initialised with Init.
+func (w *Worker) Push(t *Task) {
+	w.checkActive()
+	if t.fn == nil {
+		panic("forkjoin: Push of a Task without Init")
+	}
+	t.hdr.run = w.run
+	t.hdr.state.Store(taskPending)
+	w.dq.push(&t.hdr)
+	w.sched.wakeCheck()
+}
+
+// Completion is a one-shot event a worker can wait for while helping with
+// other work: Complete sets it, Worker.Wait returns once it is set. The
+// zero value is an incomplete Completion; Reset makes it reusable.
+type Completion struct {
+	done   atomic.Uint32
+	waiter atomic.Pointer[Worker]
+}
+
+// Complete sets c and wakes a participant parked in Wait(c).
+func (c *Completion) Complete() {
+	c.done.Store(1)
+	if w := c.waiter.Load(); w != nil && w.parked.Load() {
+		w.sched.joinWake.NotifyAll()
+	}
+}
+
+// Done reports whether c is set.
+func (c *Completion) Done() bool { return c.done.Load() != 0 }
+
+// Reset clears c for reuse; nobody may be waiting on it.
+func (c *Completion) Reset() {
+	c.done.Store(0)
+	c.waiter.Store(nil)
+}

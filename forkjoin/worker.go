@@ -1,0 +1,406 @@
+package forkjoin
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+)
+
+// Worker is a participant's handle: every task, fork and callback of the
+// core receives the *Worker of the goroutine that runs it, and passes it on
+// to the forks it makes. Go has no goroutine-local storage, so the handle
+// is how code finds its participant's deque and slabs.
+//
+// A Worker is valid only inside the task that received it, on that task's
+// goroutine. Keeping it and using it after the task returned (or from
+// another goroutine) is a bug; where the core can detect it, it panics with
+// a message saying so.
+type Worker struct {
+	// Hot, owner-only fields first.
+
+	// forks is the private stack of pending forks, oldest first: forks[i]
+	// for i < sp are live; those below published are in dq (or were taken
+	// by thieves).
+	forks     []*task
+	sp        int
+	published int
+	slabs     []unsafe.Pointer // *slab[A, R], indexed by the slab id of (A, R)
+	resetters []slabResetter   // the same slabs, for resetSlabs
+	dirty     bool             // a panic left slots allocated: reset at top level
+	run       *runState
+	sched     *scheduler
+
+	_ cacheline.Pad
+	// poll is set by others (thieves, cancellation, release) to make the
+	// owner take the slow path at its next fork. It has a line of its own
+	// because other cores write it.
+	poll atomic.Bool
+	_    cacheline.Pad
+
+	dq        *deque
+	parked    atomic.Bool // waiting in joinWake for a stolen task or Completion
+	inUse     atomic.Bool
+	id        int // index among all participants of the pool
+	poolIndex int // the pool worker's index, or -1 for a caller
+	rng       uint64
+	counters  WorkerCounters
+}
+
+// WorkerCounters are one participant's counters.
+type WorkerCounters struct {
+	tasks, stealAttempts, steals atomic.Int64
+}
+
+// WorkerCountersSnapshot is a copy of a participant's counters.
+type workerCountersSnapshot struct {
+	Tasks, StealAttempts, Steals int64
+}
+
+func (c *WorkerCounters) snapshot() workerCountersSnapshot {
+	return workerCountersSnapshot{c.tasks.Load(), c.stealAttempts.Load(), c.steals.Load()}
+}
+
+func newWorker(s *scheduler, id, poolIndex int) *Worker {
+	w := &Worker{
+		sched:     s,
+		dq:        newDeque(),
+		id:        id,
+		poolIndex: poolIndex,
+		forks:     make([]*task, 64),
+		rng:       uint64(id)*0x9E3779B97F4A7C15 + 1,
+	}
+	if poolIndex >= 0 {
+		w.inUse.Store(true)
+	}
+	return w
+}
+
+// Index is the participant's number within its pool's scheduler (workers
+// and callers alike), for per-participant data such as scratch buffers.
+func (w *Worker) Index() int { return w.id }
+
+// Parallelism is the parallelism of the pool the worker belongs to.
+func (w *Worker) Parallelism() int { return w.sched.maxWorkers + 1 }
+
+// Cancelled reports whether the run the worker is working on was cancelled
+// (its context is done, or a task panicked or failed). Long callbacks may
+// poll it and return early.
+func (w *Worker) Cancelled() bool {
+	return w.run != nil && w.run.cancelled.Load()
+}
+
+// Context returns the context of the current run (context.Background for
+// Run).
+func (w *Worker) Context() context.Context {
+	if w.run == nil || w.run.ctx == nil {
+		return context.Background()
+	}
+	return w.run.ctx
+}
+
+func (w *Worker) checkActive() {
+	if w == nil {
+		panic("forkjoin: nil *Worker")
+	}
+	if !w.inUse.Load() || w.run == nil {
+		panic("forkjoin: *Worker used outside the task that received it")
+	}
+}
+
+func (w *Worker) nextRand() uint64 {
+	w.rng ^= w.rng << 13
+	w.rng ^= w.rng >> 7
+	w.rng ^= w.rng << 17
+	return w.rng
+}
+
+// pushFork records a new private fork. Owner only; no shared memory.
+func (w *Worker) pushFork(h *task) {
+	if w.sp == len(w.forks) {
+		w.forks = append(w.forks, nil)
+		w.forks = w.forks[:cap(w.forks)]
+	}
+	w.forks[w.sp] = h
+	w.sp++
+}
+
+// heartbeat is the slow path of a fork, taken when poll is set: check that
+// the handle is valid and the run still wanted, then publish the oldest
+// private fork for the thief that asked.
+func (w *Worker) heartbeat() {
+	w.poll.Store(false)
+	w.checkActive()
+	if w.run.cancelled.Load() {
+		panic(unwinding{})
+	}
+	w.publishOldest()
+}
+
+// publishOldest moves the oldest private fork into the deque.
+func (w *Worker) publishOldest() {
+	i := w.published
+	if i >= w.sp {
+		return
+	}
+	h := w.forks[i]
+	h.run = w.run
+	h.state.Store(taskPending)
+	h.thief.Store(nil)
+	w.published = i + 1
+	w.dq.push(h)
+	w.sched.wakeCheck()
+}
+
+// reclaim is the slow path of a join whose fork (private index i, at the
+// top of the stack) was published: take it back from the deque and report
+// true, or, if a thief has it, help until it finishes and report false.
+// Entries above it in the deque are intrusive tasks pushed meanwhile; they
+// are run here.
+func (w *Worker) reclaim(h *task, i int) (mine bool) {
+	w.published = i
+	for {
+		t := w.dq.pop()
+		if t == h {
+			return true
+		}
+		if t == nil {
+			w.waitTask(h)
+			return false
+		}
+		w.execute(t)
+	}
+}
+
+// waitTask helps with other work until the stolen task h has finished.
+// Panics with the unwinding sentinel if h failed (its run is cancelled and
+// the failure recorded there).
+func (w *Worker) waitTask(h *task) {
+	w.helpUntil(func() bool { return h.state.Load() != taskPending }, h)
+	if h.state.Load() == taskFailed {
+		panic(unwinding{})
+	}
+}
+
+// Wait helps with other work until c is complete. Use it to wait for what
+// pushed Tasks signal.
+func (w *Worker) Wait(c *Completion) {
+	w.checkActive()
+	if c.Done() {
+		return
+	}
+	c.waiter.Store(w)
+	w.helpUntil(c.Done, nil)
+}
+
+// helpUntil runs other participants' tasks until done() holds, stealing
+// first from the thief of h (if known), then from anyone. When there is
+// nothing to take it parks on joinWake, which the finisher of h (or the
+// completer of a Completion) notifies.
+func (w *Worker) helpUntil(done func() bool, h *task) {
+	idle := 0
+	for !done() {
+		var t *task
+		if h != nil {
+			if thief := h.thief.Load(); thief != nil {
+				t = w.stealFrom(thief)
+			}
+		}
+		if t == nil {
+			t = w.stealOnce()
+		}
+		if t != nil {
+			w.execute(t)
+			idle = 0
+			continue
+		}
+		idle++
+		if idle < stealSpins {
+			if idle%8 == 0 {
+				runtime.Gosched()
+			}
+			continue
+		}
+		w.parked.Store(true)
+		tok := w.sched.joinWake.Prepare()
+		if done() {
+			w.parked.Store(false)
+			break
+		}
+		w.sched.joinWake.Wait(tok)
+		w.parked.Store(false)
+		idle = stealSpins / 2
+	}
+}
+
+func (w *Worker) stealFrom(v *Worker) *task {
+	if v == w {
+		return nil
+	}
+	return w.stealFromQuiet(v)
+}
+
+// stealOnce scans every other participant's deque once, from a random
+// start. It asks busy participants to publish.
+func (w *Worker) stealOnce() *task {
+	parts := *w.sched.parts.Load()
+	n := len(parts)
+	if n > 1 {
+		start := int(w.nextRand() % uint64(n))
+		for k := 0; k < n; k++ {
+			v := parts[(start+k)%n]
+			if v == w {
+				continue
+			}
+			if t := w.stealFromQuiet(v); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// stealFromQuiet is stealFrom without reading the victim's private state
+// racily: it asks every participant that is in use to publish.
+func (w *Worker) stealFromQuiet(v *Worker) *task {
+	for {
+		t, r := v.dq.steal()
+		if r == stolen {
+			w.counters.stealAttempts.Add(1)
+			w.counters.steals.Add(1)
+			return t
+		}
+		if r == empty {
+			if v.inUse.Load() && !v.poll.Load() {
+				v.poll.Store(true)
+			}
+			return nil
+		}
+		w.counters.stealAttempts.Add(1)
+	}
+}
+
+// serve is a pool worker's life inside the scheduler: search, run, repeat;
+// leave when there is nothing to do.
+func (w *Worker) serve() {
+	s := w.sched
+	s.enter()
+	for {
+		t := w.search()
+		if t == nil {
+			var left bool
+			if t, left = s.leave(w); left {
+				return
+			}
+		}
+		s.stopSearching()
+		w.execute(t)
+		for t := w.dq.pop(); t != nil; t = w.dq.pop() {
+			w.execute(t)
+		}
+		if w.dirty {
+			w.resetSlabs() // top level: no frame holds a slot
+		}
+		s.startSearching()
+	}
+}
+
+// search looks for a task for a while before giving up.
+func (w *Worker) search() *task {
+	for i := 0; i < stealSpins; i++ {
+		if t := w.stealOnce(); t != nil {
+			return t
+		}
+		if i%8 == 7 {
+			runtime.Gosched()
+		}
+	}
+	return nil
+}
+
+// unwinding is the panic value the core uses to unwind a cancelled run's
+// frames up to the nearest task boundary. It is never seen by users unless
+// their own recover catches it; re-panic anything you do not recognise.
+type unwinding struct{}
+
+// execute runs a task taken from a deque or the injector: a task boundary.
+// It switches the worker to the task's run, recovers a panic (recording it
+// in the run and cancelling it), cleans up the forks the panic abandoned,
+// and marks the task finished for its joiner.
+func (w *Worker) execute(t *task) {
+	w.counters.tasks.Add(1)
+	saved := w.run
+	w.run = t.run
+	mark := w.sp
+	t.thief.Store(w)
+	ok := w.runTask(t, mark)
+	w.run = saved
+	if saved != nil && saved.cancelled.Load() {
+		w.poll.Store(true) // let the frames below notice at their next fork
+	}
+	if t.owner != nil { // a fork's slot: tell the joiner
+		if ok {
+			t.finish(taskDone)
+		} else {
+			t.finish(taskFailed)
+		}
+	}
+}
+
+func (w *Worker) runTask(t *task, mark int) (ok bool) {
+	if t.owner != nil && t.run != nil && t.run.cancelled.Load() {
+		return false // a cancelled fork is not started; its joiner unwinds
+	}
+	defer func() {
+		if ok {
+			return
+		}
+		r := recover()
+		w.abandon(mark)
+		if t.run != nil {
+			t.run.recovered(r)
+		}
+	}()
+	t.exec(w, t)
+	return true
+}
+
+// abandon cleans up the private stack after a panic unwound the frames
+// that pushed forks[mark:sp]: published forks are taken back from the deque
+// or, if a thief has them, waited for, because their slots will be reused.
+// The slots stay allocated on their slabs (the frames that would have
+// popped them are gone) until the worker is back at its top level, where
+// resetSlabs frees every slot at once.
+func (w *Worker) abandon(mark int) {
+	for i := w.sp - 1; i >= mark; i-- {
+		h := w.forks[i]
+		if i < w.published {
+			w.published = i
+			taken := false
+			for !taken {
+				t := w.dq.pop()
+				switch {
+				case t == h:
+					taken = true
+				case t == nil:
+					w.helpUntil(func() bool { return h.state.Load() != taskPending }, h)
+					taken = true
+				default:
+					w.execute(t) // an intrusive task pushed above it
+				}
+			}
+		}
+		w.forks[i] = nil
+	}
+	w.dirty = true
+	w.sp = mark
+	if w.published > mark {
+		w.published = mark
+	}
+}
+
+// taskPointer converts a header pointer back to the struct that starts
+// with it. Every container of a task keeps the header as its first field.
+func taskPointer(h *task) unsafe.Pointer { return unsafe.Pointer(h) }

@@ -1,0 +1,366 @@
+package pool
+
+// How a worker lives.
+//
+// A worker is a goroutine that loops:
+//
+//	tok := wake.Prepare()
+//	if stopping { exit }
+//	if tok differs from the token of its last entry { Serve(); continue }
+//	wake.Wait(tok) // park
+//
+// It enters the dispatcher (Serve) whenever the EventCount's epoch has moved
+// since it last entered, and parks otherwise. Every NotifyOne/NotifyAll
+// moves the epoch, so a notify that arrives while a worker is inside Serve
+// makes it enter once more instead of parking: a worker that took its token
+// before it last looked for work can never sleep through work announced
+// after that look. The job decides what "work" is: for a raw Dispatch it is
+// the one Job; for the work-stealing core it is a search of all deques that
+// returns when it finds nothing, so that no worker ever parks inside a job.
+//
+// Workers start lazily, the first time work needs them (Dispatch starts all
+// of them; WakeOne starts one when none is parked), through the spawn
+// function, which may fail. A failed start is counted and tolerated: the
+// work completes with the participants that exist, the caller alone if need
+// be. After a failure, no new start is tried until the next run begins.
+//
+// Close stops the layers attached to the pool first (the core drains its
+// tasks and unpins its job), waits for a Dispatch in progress, then sets
+// stopping, wakes everyone and joins every worker goroutine.
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+)
+
+// Pool is a set of persistent worker goroutines plus the goroutine that
+// uses it: a pool of parallelism n has n-1 background workers, because the
+// caller of a run works too.
+//
+// Create one with New (and Close it) or scope one with With. All methods
+// are safe for concurrent use.
+type Pool struct {
+	n          int
+	maxWorkers int // n - 1
+	spawn      func(run func()) error
+
+	disp dispatch.Dispatcher
+	wake dispatch.EventCount
+
+	stopping atomic.Bool
+	closed   atomic.Bool
+
+	mu             sync.Mutex
+	workers        []*workerState // started workers, indexed by worker id; under mu
+	alive          atomic.Int32   // workers started and not yet exited
+	spawnBlockedAt int64          // run count at the last spawn failure, or -1; under mu
+	closeDone      chan struct{}
+	closing        bool
+	wg             sync.WaitGroup
+
+	attached atomic.Pointer[[]attachment] // copy-on-write; written under mu
+
+	runs          atomic.Int64
+	started       atomic.Int64
+	spawnFailures atomic.Int64
+}
+
+// workerState holds one worker's counters; each on a line of its own.
+type workerState struct {
+	parks   atomic.Int64
+	wakeups atomic.Int64
+	_       cacheline.Pad
+}
+
+type attachment struct {
+	key any
+	val Attachment
+}
+
+// Attachment is per-pool state that a layer above keeps on the pool (the
+// work-stealing core keeps its scheduler here). Close calls each
+// attachment's Close, in reverse order of attachment, before stopping the
+// workers.
+type Attachment interface {
+	// Close finishes the layer's work on the pool; when it returns the
+	// layer no longer needs the workers.
+	Close()
+	// AddStats adds the layer's counters to s.
+	AddStats(s *Stats)
+}
+
+// New starts a pool of parallelism n: the goroutine that runs work on it
+// plus n-1 background workers, started lazily when work first needs them.
+// n == 0 means runtime.GOMAXPROCS(0). n < 0 panics.
+//
+// A pool must be closed with Close when it is no longer needed; With does
+// that for a pool used in one scope.
+func New(n int, opts ...Option) *Pool {
+	if n < 0 {
+		panic(fmt.Sprintf("pool: parallelism n = %d is negative; use 0 for the default (GOMAXPROCS)", n))
+	}
+	if n == 0 {
+		n = DefaultParallelism()
+	}
+	cfg := config{spawn: goSpawn}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return &Pool{
+		n:              n,
+		maxWorkers:     n - 1,
+		spawn:          cfg.spawn,
+		spawnBlockedAt: -1,
+		closeDone:      make(chan struct{}),
+	}
+}
+
+// DefaultParallelism is the parallelism of a pool created with n == 0:
+// runtime.GOMAXPROCS(0), which already reflects the process's CPU affinity
+// and quota. The processor's physical core count (cpuid) is not used: on a
+// machine with hyper-threads, GOMAXPROCS workers still run faster than one
+// per physical core for fork-join work, and a user who wants one worker per
+// core can pass PhysicalCores() explicitly.
+func DefaultParallelism() int { return runtime.GOMAXPROCS(0) }
+
+// With runs fn with a pool of parallelism n (see New) and closes the pool
+// when fn returns or panics: every worker is stopped and joined before With
+// returns, or before fn's panic continues with its original value.
+func With(n int, fn func(p *Pool), opts ...Option) {
+	if fn == nil {
+		panic("pool: With called with a nil function")
+	}
+	p := New(n, opts...)
+	defer p.Close()
+	fn(p)
+}
+
+// Parallelism is the number of goroutines that can work on a run at once:
+// the caller plus the background workers.
+func (p *Pool) Parallelism() int {
+	p.check()
+	return p.n
+}
+
+// Workers is the number of background workers the pool may start, n-1.
+func (p *Pool) Workers() int {
+	p.check()
+	return p.maxWorkers
+}
+
+func (p *Pool) check() {
+	if p == nil {
+		panic("pool: method called on a nil *Pool")
+	}
+}
+
+func (p *Pool) checkOpen(what string) {
+	p.check()
+	if p.closed.Load() {
+		panic("pool: " + what + " on a closed pool")
+	}
+}
+
+// Dispatch runs job on the pool's workers while the calling goroutine runs
+// body: it publishes job, starts or wakes every worker, runs body, then
+// seals the job and waits until no worker is inside it (see package
+// dispatch). When Dispatch returns, no worker touches job or its data.
+//
+// Each worker calls job.Call at most once per wake-up and may call it while
+// body is still running or not at all (a pool of parallelism 1 has no
+// workers; a worker that could not be started does not run). Dispatches on
+// one pool take turns. A panic in body or in a worker's call is re-raised
+// on the caller after the latch, the latter as a *dispatch.PanicError.
+//
+// Dispatch on a pool whose workers a layer has pinned (the work-stealing
+// core pins its scheduler from first use until Close) panics with a clear
+// message; Dispatch on a closed pool panics.
+func (p *Pool) Dispatch(job *dispatch.Job, body func()) {
+	p.checkOpen("Dispatch")
+	p.runs.Add(1)
+	p.disp.Dispatch(job, p.wakeAll, body)
+}
+
+// Pin publishes job for a layer that runs its own scheduler on the workers
+// until Unpin: workers enter it whenever they are woken (WakeOne) and leave
+// it when it returns. It waits for a Dispatch in progress to end.
+func (p *Pool) Pin(job *dispatch.Job) {
+	p.checkOpen("Pin")
+	p.disp.Pin(job)
+}
+
+// Unpin seals and latches the pinned job; when it returns no worker is
+// inside it.
+func (p *Pool) Unpin() {
+	p.check()
+	p.disp.Unpin()
+}
+
+// CountRun records that a run began (for Stats and for retrying failed
+// worker starts). Layers that run work on a pinned job call it once per run.
+func (p *Pool) CountRun() {
+	p.runs.Add(1)
+}
+
+// WakeOne makes one more worker enter the published job: it wakes a parked
+// worker or, if none is parked and fewer than n-1 are running, starts one.
+// It reports whether some worker will enter the job as a result (false only
+// when no worker is running and none could be started).
+func (p *Pool) WakeOne() bool {
+	if p.wake.Waiters() > 0 {
+		p.wake.NotifyOne()
+		return true
+	}
+	if int(p.alive.Load()) < p.maxWorkers && p.startWorkers(1) > 0 {
+		return true
+	}
+	// Every running worker is busy or between a job and its park: moving
+	// the epoch makes the latter enter again instead of parking.
+	p.wake.NotifyOne()
+	return p.alive.Load() > 0
+}
+
+// wakeAll starts every worker not yet started and wakes every parked one.
+func (p *Pool) wakeAll() {
+	if int(p.alive.Load()) < p.maxWorkers {
+		p.startWorkers(p.maxWorkers)
+	}
+	p.wake.NotifyAll()
+}
+
+// startWorkers starts up to k more workers and returns how many started.
+func (p *Pool) startWorkers(k int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing || p.stopping.Load() {
+		return 0
+	}
+	if p.spawnBlockedAt == p.runs.Load() {
+		return 0 // a start failed during this run: retry in the next one
+	}
+	n := 0
+	for n < k && len(p.workers) < p.maxWorkers {
+		id := len(p.workers)
+		ws := &workerState{}
+		p.wg.Add(1)
+		p.alive.Add(1)
+		err := p.spawn(func() { p.workerLoop(id, ws) })
+		if err != nil {
+			p.wg.Done()
+			p.alive.Add(-1)
+			p.spawnFailures.Add(1)
+			p.spawnBlockedAt = p.runs.Load()
+			break
+		}
+		p.workers = append(p.workers, ws)
+		p.started.Add(1)
+		n++
+	}
+	return n
+}
+
+func (p *Pool) workerLoop(id int, ws *workerState) {
+	defer func() {
+		p.alive.Add(-1)
+		p.wg.Done()
+	}()
+	var last dispatch.Token
+	entered := false
+	for {
+		tok := p.wake.Prepare()
+		if p.stopping.Load() {
+			return
+		}
+		if !entered || tok != last {
+			entered, last = true, tok
+			p.disp.Serve(id)
+			continue
+		}
+		ws.parks.Add(1)
+		p.wake.Wait(tok)
+		ws.wakeups.Add(1)
+	}
+}
+
+// Attach returns the attachment stored under key, creating it with create
+// on first use. Layers above keep their per-pool state this way (the
+// work-stealing core keeps its scheduler). The fast path is lock-free.
+func (p *Pool) Attach(key any, create func(p *Pool) Attachment) Attachment {
+	p.check()
+	if as := p.attached.Load(); as != nil {
+		for _, a := range *as {
+			if a.key == key {
+				return a.val
+			}
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing || p.closed.Load() {
+		panic("pool: use of a closed pool")
+	}
+	var old []attachment
+	if as := p.attached.Load(); as != nil {
+		old = *as
+		for _, a := range old {
+			if a.key == key {
+				return a.val
+			}
+		}
+	}
+	v := create(p)
+	next := append(append([]attachment(nil), old...), attachment{key, v})
+	p.attached.Store(&next)
+	return v
+}
+
+// Closed reports whether Close has begun.
+func (p *Pool) Closed() bool {
+	p.check()
+	return p.closed.Load()
+}
+
+// Close finishes the work on the pool and stops it: attached layers finish
+// their work (submitted tasks run to completion), a Dispatch in progress
+// ends, then every worker goroutine is stopped and joined. When Close
+// returns no goroutine of the pool is left. Close is idempotent; a second
+// call waits for the first to finish. Any other use after Close panics.
+func (p *Pool) Close() {
+	p.check()
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		<-p.closeDone
+		return
+	}
+	p.closing = true
+	p.mu.Unlock()
+
+	if as := p.attached.Load(); as != nil {
+		for i := len(*as) - 1; i >= 0; i-- {
+			(*as)[i].val.Close()
+		}
+	}
+	p.closed.Store(true)
+	if p.disp.Pinned() == nil {
+		// Wait for a Dispatch in progress: its turn ends after its latch.
+		p.disp.Pin(&quiesceJob)
+		p.disp.Unpin()
+	}
+	p.stopping.Store(true)
+	p.wake.NotifyAll()
+	p.wg.Wait()
+	close(p.closeDone)
+}
+
+// quiesceJob is pinned for an instant by Close to wait for the end of a
+// Dispatch in progress; workers that enter it return at once.
+var quiesceJob = dispatch.Job{Call: func(unsafe.Pointer, int) {}}

@@ -1,0 +1,82 @@
+package pool
+
+// Stats is a snapshot of a pool's counters since it was created. Counters
+// are read one by one without stopping the pool, so a snapshot taken while
+// work runs may be slightly inconsistent across fields.
+type Stats struct {
+	// Parallelism is the pool's parallelism n.
+	Parallelism int
+	// WorkersStarted counts worker goroutines started; WorkersAlive is how
+	// many are running now.
+	WorkersStarted int64
+	WorkersAlive   int
+	// SpawnFailures counts worker starts that failed (see WithSpawn).
+	SpawnFailures int64
+	// Runs counts dispatches and runs of the layers above (forkjoin.Run,
+	// folds, walks).
+	Runs int64
+	// Parks counts the times a worker went to sleep; Wakeups the times a
+	// sleeping worker woke up.
+	Parks   int64
+	Wakeups int64
+
+	// The fields below are filled by the work-stealing core (forkjoin).
+
+	// Tasks counts tasks run from a deque or queue (a typed fork or Join
+	// that its owner pops back and runs inline is not a task run).
+	Tasks int64
+	// StealAttempts counts attempts to take a task from another
+	// participant's deque; Steals the successful ones.
+	StealAttempts int64
+	Steals        int64
+
+	// Submitted, Completed, Panicked and Cancelled count spawned tasks
+	// (forkjoin.Spawn and friends); ByPriority splits them by priority
+	// (High, Normal, Background).
+	Submitted, Completed, Panicked, Cancelled int64
+	ByPriority                                [3]PriorityStats
+
+	// Workers has one entry per worker started, by worker index; Callers
+	// sums the goroutines that joined runs from outside (callers of Run).
+	Workers []WorkerStats
+	Callers WorkerStats
+}
+
+// PriorityStats counts spawned tasks of one priority.
+type PriorityStats struct {
+	Submitted, Completed, Panicked, Cancelled int64
+}
+
+// WorkerStats counts one participant's activity.
+type WorkerStats struct {
+	Parks, Wakeups        int64
+	Tasks                 int64
+	StealAttempts, Steals int64
+}
+
+// Stats returns a snapshot of the pool's counters.
+func (p *Pool) Stats() Stats {
+	p.check()
+	s := Stats{
+		Parallelism:    p.n,
+		WorkersStarted: p.started.Load(),
+		WorkersAlive:   int(p.alive.Load()),
+		SpawnFailures:  p.spawnFailures.Load(),
+		Runs:           p.runs.Load(),
+	}
+	p.mu.Lock()
+	s.Workers = make([]WorkerStats, len(p.workers))
+	for i, w := range p.workers {
+		s.Workers[i].Parks = w.parks.Load()
+		s.Workers[i].Wakeups = w.wakeups.Load()
+		s.Parks += s.Workers[i].Parks
+		s.Wakeups += s.Workers[i].Wakeups
+	}
+	p.mu.Unlock()
+	if as := p.attached.Load(); as != nil {
+		for _, a := range *as {
+			a.val.AddStats(&s)
+		}
+	}
+	return s
+}
