@@ -47,6 +47,7 @@ func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
 	if body == nil {
 		panic("forkjoin: For with a nil body")
 	}
+	w.checkActive()
 	if n == 0 {
 		return
 	}
@@ -133,6 +134,7 @@ func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, 
 	if leaf == nil || combine == nil {
 		panic("forkjoin: Reduce with a nil leaf or combine")
 	}
+	w.checkActive()
 	var zero T
 	if n == 0 {
 		return zero

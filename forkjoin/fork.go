@@ -230,7 +230,9 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 
 // Future is a forked call of a Fork, to be joined with Future.Join. Futures
 // of one worker must be joined in the reverse order of their forks (the
-// last forked first), like nested calls; Join panics otherwise.
+// last forked first), like nested calls; Join panics otherwise. Every
+// Future must be joined before the task that forked it returns; one that
+// is not fails the run with a panic saying so.
 type Future[A, R any] struct {
 	sl  *slot[A, R]
 	s   *slab[A, R]
@@ -260,6 +262,7 @@ func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
 func (fu Future[A, R]) Join(w *Worker) R {
 	i := w.sp - 1
 	if fu.sl == nil || i != fu.idx || w.forks[i] != &fu.sl.hdr {
+		w.checkActive() // a stale handle is the likelier mistake
 		panic("forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice")
 	}
 	w.sp = i

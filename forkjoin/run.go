@@ -2,6 +2,7 @@ package forkjoin
 
 import (
 	"context"
+	"errors"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -28,7 +29,15 @@ type runState struct {
 // of it starts, and every participant takes its slow path at its next fork
 // to notice.
 func (r *runState) fail(err error) {
-	r.failure.CompareAndSwap(nil, &err)
+	r.cancel(err)
+}
+
+// cancel is fail with an optional cause: nil cancels without recording a
+// failure (the failure that made the caller cancel is recorded elsewhere).
+func (r *runState) cancel(err error) {
+	if err != nil {
+		r.failure.CompareAndSwap(nil, &err)
+	}
 	if r.cancelled.Swap(true) {
 		return
 	}
@@ -37,6 +46,9 @@ func (r *runState) fail(err error) {
 			w.poll.Store(true)
 		}
 	}
+	// Participants parked while they help may wait for something the
+	// cancellation changes (a Handle.Wait whose context is done).
+	r.sched.joinWake.NotifyAll()
 }
 
 // recovered records a value recovered at a task boundary, unless it is the
@@ -55,8 +67,18 @@ func (r *runState) err() error {
 	if p := r.failure.Load(); p != nil {
 		return *p
 	}
+	if r.cancelled.Load() {
+		if r.ctx != nil && r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		return ErrAborted
+	}
 	return nil
 }
+
+// ErrAborted is what a run returns when it was cancelled (Worker.Cancel or
+// Worker.Abort with a nil cause) without any recorded failure.
+var ErrAborted = errors.New("forkjoin: run aborted")
 
 // Run runs fn as the root task of a run on p, with the calling goroutine
 // participating, and returns when fn and everything it forked have
@@ -113,7 +135,16 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 	}
 	w.runRoot(fn)
 	s.releaseCaller(w)
-	return r.err()
+	if err := r.err(); err != nil {
+		return err
+	}
+	if ctx != nil {
+		// The context may be done before its AfterFunc told the run (it
+		// runs on a goroutine of its own): done before we returned means
+		// cancelled.
+		return ctx.Err()
+	}
+	return nil
 }
 
 // runRoot runs the root function at a task boundary, then runs what is
@@ -125,12 +156,15 @@ func (w *Worker) runRoot(fn func(w *Worker) error) {
 		defer func() {
 			if !ok {
 				v := recover()
+				r.recovered(v) // record and cancel first: abandon may wait for thieves
 				w.abandon(0)
-				r.recovered(v)
 			}
 		}()
 		if err := fn(w); err != nil {
 			r.fail(err)
+		}
+		if w.sp != 0 {
+			panic(errUnjoined)
 		}
 		ok = true
 	}()

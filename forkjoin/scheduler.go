@@ -73,6 +73,13 @@ type scheduler struct {
 	// joinWake parks participants waiting for a stolen task or a
 	// Completion; the task's finisher notifies it.
 	joinWake dispatch.EventCount
+
+	// Spawned tasks (priority.go, spawn.go).
+	inj        injector
+	pending    atomic.Int64 // spawned tasks submitted and not yet over
+	drained    dispatch.EventCount
+	spawned    spawnCounters
+	helpWanted atomic.Bool // tasks were submitted while no worker could run them
 }
 
 const (
@@ -114,6 +121,7 @@ func newScheduler(p *pool.Pool) pool.Attachment {
 
 // Close unpins the scheduler. Called by Pool.Close.
 func (s *scheduler) Close() {
+	s.drain()
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
@@ -164,6 +172,11 @@ func (s *scheduler) acquireCaller() *Worker {
 		w = s.newWorkerLocked(-1)
 	}
 	s.mu.Unlock()
+	if w.sp != 0 || w.dirty {
+		// A stale use of the handle after its last Run pushed a fork
+		// before it was caught (see releaseCaller): drop it.
+		w.resetSlabs()
+	}
 	w.inUse.Store(true)
 	w.poll.Store(false)
 	return w
@@ -249,4 +262,5 @@ func (s *scheduler) AddStats(st *pool.Stats) {
 			st.Callers.Steals += c.Steals
 		}
 	}
+	s.spawned.addStats(st)
 }

@@ -25,6 +25,10 @@ type task struct {
 	// thief is the worker that took the task, so that a joiner waiting for
 	// it helps that worker first.
 	thief atomic.Pointer[Worker]
+	// after, if set, is called by the worker that ran the task once it is
+	// over, whether it returned, panicked or was skipped (spawned tasks
+	// report to their handle, scope or graph here).
+	after func(w *Worker, t *task)
 }
 
 const (
@@ -55,8 +59,10 @@ func (t *task) finish(s uint32) {
 // a task's function must check Worker.Cancelled and return early when its
 // run is cancelled, while still signalling completion.
 type Task struct {
-	hdr task
-	fn  func(w *Worker, t *Task)
+	st    spawnTask // first field: its header is the Task's header
+	fn    func(w *Worker, t *Task)
+	next  *Task       // link in a Batch
+	panic *PanicError // of the last submitted run
 }
 
 // Init sets the function a pushed Task runs. A Task may be pushed again
@@ -66,11 +72,11 @@ func (t *Task) Init(fn func(w *Worker, t *Task)) {
 		panic("forkjoin: Task.Init with a nil function")
 	}
 	t.fn = fn
-	t.hdr.exec = execIntrusive
+	t.st.hdr.exec = execIntrusive
 }
 
-// execIntrusive runs a user's Task. The header is the first field of Task,
-// so the conversion is exact.
+// execIntrusive runs a user's Task. The header is the first field of
+// Task's first field, so the conversion is exact.
 func execIntrusive(w *Worker, h *task) {
 	t := (*Task)(taskPointer(h))
 	t.fn(w, t)
@@ -84,9 +90,11 @@ func (w *Worker) Push(t *Task) {
 	if t.fn == nil {
 		panic("forkjoin: Push of a Task without Init")
 	}
-	t.hdr.run = w.run
-	t.hdr.state.Store(taskPending)
-	w.dq.push(&t.hdr)
+	t.st.hdr.exec = execIntrusive
+	t.st.hdr.after = nil
+	t.st.hdr.run = w.run
+	t.st.hdr.state.Store(taskPending)
+	w.dq.push(&t.st.hdr)
 	w.sched.wakeCheck()
 }
 
@@ -98,10 +106,12 @@ type Completion struct {
 	waiter atomic.Pointer[Worker]
 }
 
-// Complete sets c and wakes a participant parked in Wait(c).
+// Complete sets c and wakes the participants parked in Wait(c).
 func (c *Completion) Complete() {
 	c.done.Store(1)
-	if w := c.waiter.Load(); w != nil && w.parked.Load() {
+	if w := c.waiter.Load(); w != nil {
+		// Not only when w is parked: waiter holds the last of several
+		// waiters, and an earlier one may be parked while w is not.
 		w.sched.joinWake.NotifyAll()
 	}
 }
@@ -113,4 +123,50 @@ func (c *Completion) Done() bool { return c.done.Load() != 0 }
 func (c *Completion) Reset() {
 	c.done.Store(0)
 	c.waiter.Store(nil)
+}
+
+// WorkRequested reports whether another participant has asked this worker
+// for work since the last call, and clears the request. Code that keeps its
+// own pending work (the parallel folds keep unvisited children) calls it
+// often — it is one load of the worker's own memory when nobody asked —
+// and answers a true with a Push.
+//
+// If the worker's run has been cancelled, WorkRequested does not return:
+// it unwinds the caller's frames with a panic that the nearest task
+// boundary recovers (deferred clean-up runs; re-panic what you recover and
+// do not recognise).
+func (w *Worker) WorkRequested() bool {
+	if !w.poll.Load() {
+		return false
+	}
+	w.heartbeat()
+	return true
+}
+
+// Cancel cancels the worker's run: no new task of it starts, and every
+// participant unwinds at its next fork. cause, if not nil and the first
+// failure of the run, is what Run re-panics with and RunCtx returns.
+func (w *Worker) Cancel(cause error) {
+	w.checkActive()
+	w.run.cancel(cause)
+}
+
+// Abort cancels the run like Cancel and unwinds the calling task's frames
+// at once, up to the nearest task boundary (deferred functions run). Use it
+// to fail a run from deep inside a task.
+func (w *Worker) Abort(cause error) {
+	w.Cancel(cause)
+	panic(unwinding{})
+}
+
+// RecordPanic records v, a value just recovered from a panic in this run,
+// as the run's failure (with the stack of the calling goroutine, which in a
+// deferred function still shows where the panic happened) and cancels the
+// run. The core's own unwinding panics and nil are ignored. Code that must
+// recover a panic to clean up before re-panicking calls it first, so that
+// the failure is on record before the clean-up lets anyone see the run
+// cancelled.
+func (w *Worker) RecordPanic(v any) {
+	w.checkActive()
+	w.run.recovered(v)
 }

@@ -40,13 +40,19 @@ type Worker struct {
 	poll atomic.Bool
 	_    cacheline.Pad
 
-	dq        *deque
-	parked    atomic.Bool // waiting in joinWake for a stolen task or Completion
-	inUse     atomic.Bool
-	id        int // index among all participants of the pool
-	poolIndex int // the pool worker's index, or -1 for a caller
-	rng       uint64
-	counters  WorkerCounters
+	dq       *deque
+	pq       [numPriorities]*deque // spawned tasks, by priority
+	batchBuf []*task               // reused by takeInjected
+
+	localRun       int         // local tasks run since the injector was last looked at first
+	injectInterval int         // how many local tasks between such looks
+	avgTaskNs      int64       // moving average of spawned-task time
+	parked         atomic.Bool // waiting in joinWake for a stolen task or Completion
+	inUse          atomic.Bool
+	id             int // index among all participants of the pool
+	poolIndex      int // the pool worker's index, or -1 for a caller
+	rng            uint64
+	counters       WorkerCounters
 }
 
 // WorkerCounters are one participant's counters.
@@ -65,15 +71,19 @@ func (c *WorkerCounters) snapshot() workerCountersSnapshot {
 
 func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	w := &Worker{
-		sched:     s,
-		dq:        newDeque(),
-		id:        id,
-		poolIndex: poolIndex,
-		forks:     make([]*task, 64),
-		rng:       uint64(id)*0x9E3779B97F4A7C15 + 1,
+		sched:          s,
+		dq:             newDeque(),
+		id:             id,
+		poolIndex:      poolIndex,
+		forks:          make([]*task, 64),
+		injectInterval: injectIntervalMax,
+		rng:            uint64(id)*0x9E3779B97F4A7C15 + 1,
 	}
 	if poolIndex >= 0 {
 		w.inUse.Store(true)
+	}
+	for p := range w.pq {
+		w.pq[p] = newDeque()
 	}
 	return w
 }
@@ -131,8 +141,8 @@ func (w *Worker) pushFork(h *task) {
 // the handle is valid and the run still wanted, then publish the oldest
 // private fork for the thief that asked.
 func (w *Worker) heartbeat() {
+	w.checkActive() // before clearing poll: a stale handle keeps failing here
 	w.poll.Store(false)
-	w.checkActive()
 	if w.run.cancelled.Load() {
 		panic(unwinding{})
 	}
@@ -195,15 +205,26 @@ func (w *Worker) Wait(c *Completion) {
 	w.helpUntil(c.Done, nil)
 }
 
-// helpUntil runs other participants' tasks until done() holds, stealing
-// first from the thief of h (if known), then from anyone. When there is
-// nothing to take it parks on joinWake, which the finisher of h (or the
-// completer of a Completion) notifies.
+// helpUntil runs tasks until done() holds: first the intrusive Tasks at
+// the bottom of its own deque (what this frame Pushed and now Waits for;
+// at parallelism 1 nobody else would run them), then tasks stolen from
+// the thief of h (if known), then from anyone. When there is nothing to
+// take it parks on joinWake, which the finisher of h (or the completer of
+// a Completion) notifies.
 func (w *Worker) helpUntil(done func() bool, h *task) {
 	idle := 0
 	for !done() {
-		var t *task
-		if h != nil {
+		t := w.dq.pop()
+		if t != nil && t.owner != nil {
+			// A published fork of a frame below: it stays for its joiner
+			// or a thief, in the same place.
+			w.dq.push(t)
+			t = nil
+		}
+		for p := High; t == nil && p < numPriorities; p++ {
+			t = w.pq[p].pop() // spawned tasks: independent of the frames below
+		}
+		if t == nil && h != nil {
 			if thief := h.thief.Load(); thief != nil {
 				t = w.stealFrom(thief)
 			}
@@ -242,26 +263,6 @@ func (w *Worker) stealFrom(v *Worker) *task {
 	return w.stealFromQuiet(v)
 }
 
-// stealOnce scans every other participant's deque once, from a random
-// start. It asks busy participants to publish.
-func (w *Worker) stealOnce() *task {
-	parts := *w.sched.parts.Load()
-	n := len(parts)
-	if n > 1 {
-		start := int(w.nextRand() % uint64(n))
-		for k := 0; k < n; k++ {
-			v := parts[(start+k)%n]
-			if v == w {
-				continue
-			}
-			if t := w.stealFromQuiet(v); t != nil {
-				return t
-			}
-		}
-	}
-	return nil
-}
-
 // stealFromQuiet is stealFrom without reading the victim's private state
 // racily: it asks every participant that is in use to publish.
 func (w *Worker) stealFromQuiet(v *Worker) *task {
@@ -297,7 +298,7 @@ func (w *Worker) serve() {
 		}
 		s.stopSearching()
 		w.execute(t)
-		for t := w.dq.pop(); t != nil; t = w.dq.pop() {
+		for t := w.next(); t != nil; t = w.next() {
 			w.execute(t)
 		}
 		if w.dirty {
@@ -310,7 +311,7 @@ func (w *Worker) serve() {
 // search looks for a task for a while before giving up.
 func (w *Worker) search() *task {
 	for i := 0; i < stealSpins; i++ {
-		if t := w.stealOnce(); t != nil {
+		if t := w.next(); t != nil {
 			return t
 		}
 		if i%8 == 7 {
@@ -334,9 +335,15 @@ func (w *Worker) execute(t *task) {
 	saved := w.run
 	w.run = t.run
 	mark := w.sp
+	// The private forks below mark belong to the frames this task
+	// interrupts (a Wait, say), possibly of another run: the task's
+	// heartbeats publish only its own forks.
+	savedPub := w.published
+	w.published = mark
 	t.thief.Store(w)
 	ok := w.runTask(t, mark)
 	w.run = saved
+	w.published = savedPub
 	if saved != nil && saved.cancelled.Load() {
 		w.poll.Store(true) // let the frames below notice at their next fork
 	}
@@ -346,6 +353,9 @@ func (w *Worker) execute(t *task) {
 		} else {
 			t.finish(taskFailed)
 		}
+	}
+	if t.after != nil {
+		t.after(w, t)
 	}
 }
 
@@ -358,14 +368,19 @@ func (w *Worker) runTask(t *task, mark int) (ok bool) {
 			return
 		}
 		r := recover()
-		w.abandon(mark)
 		if t.run != nil {
-			t.run.recovered(r)
+			t.run.recovered(r) // record and cancel first: abandon may wait for thieves
 		}
+		w.abandon(mark)
 	}()
 	t.exec(w, t)
+	if w.sp != mark {
+		panic(errUnjoined) // abandon waits for the forks' thieves
+	}
 	return true
 }
+
+const errUnjoined = "forkjoin: a task returned with a forked Future not joined (join every Future before the task that forked it returns)"
 
 // abandon cleans up the private stack after a panic unwound the frames
 // that pushed forks[mark:sp]: published forks are taken back from the deque
@@ -374,8 +389,14 @@ func (w *Worker) runTask(t *task, mark int) (ok bool) {
 // popped them are gone) until the worker is back at its top level, where
 // resetSlabs frees every slot at once.
 func (w *Worker) abandon(mark int) {
-	for i := w.sp - 1; i >= mark; i-- {
+	for w.sp > mark {
+		// Pop the entry first, as a join does: while this waits for a
+		// thief, the tasks it helps with fork above sp, and a heartbeat
+		// must not publish the abandoned entries again.
+		w.sp--
+		i := w.sp
 		h := w.forks[i]
+		w.forks[i] = nil
 		if i < w.published {
 			w.published = i
 			taken := false
@@ -392,10 +413,8 @@ func (w *Worker) abandon(mark int) {
 				}
 			}
 		}
-		w.forks[i] = nil
 	}
 	w.dirty = true
-	w.sp = mark
 	if w.published > mark {
 		w.published = mark
 	}

@@ -1,0 +1,104 @@
+package fold
+
+import "github.com/forkjoin-go/forkjoin/tree"
+
+// FoldErr is a Fold whose callbacks may fail. The first error returned by a
+// callback stops the fold: no further callback is called and the executor
+// returns that error. Otherwise it follows the same contract as Fold.
+type FoldErr[N, H, R any] struct {
+	Init       func(n N) (H, error)
+	Accumulate func(h *H, child R) error
+	Finalize   func(h *H) (R, error)
+}
+
+// NewErr returns the FoldErr with the given callbacks.
+func NewErr[N, H, R any](init func(n N) (H, error), accumulate func(h *H, child R) error, finalize func(h *H) (R, error)) FoldErr[N, H, R] {
+	return FoldErr[N, H, R]{Init: init, Accumulate: accumulate, Finalize: finalize}
+}
+
+// Lift turns a Fold into a FoldErr whose callbacks never fail, to combine
+// it with fallible folds or run it where a FoldErr is expected.
+func Lift[N, H, R any](f Fold[N, H, R]) FoldErr[N, H, R] {
+	mustFold(f, "fold.Lift")
+	return FoldErr[N, H, R]{
+		Init:       func(n N) (H, error) { return f.Init(n), nil },
+		Accumulate: func(h *H, c R) error { f.Accumulate(h, c); return nil },
+		Finalize:   func(h *H) (R, error) { return f.Finalize(h), nil },
+	}
+}
+
+func checkErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N]) error {
+	switch {
+	case f.Init == nil:
+		return nilFunc("FoldErr.Init")
+	case f.Accumulate == nil:
+		return nilFunc("FoldErr.Accumulate")
+	case f.Finalize == nil:
+		return nilFunc("FoldErr.Finalize")
+	case g == nil:
+		return nilFunc("children (tree.Treeish)")
+	}
+	return nil
+}
+
+// SeqErr runs f over the tree below root on the calling goroutine, like
+// Seq, and returns the root's result. The first error returned by a
+// callback stops the fold at once and is returned as it is (not wrapped),
+// with the zero R. The children of the node whose callback failed are not
+// folded, nor is any node after it in the walk.
+//
+// A nil callback or g is reported as an error wrapping ErrNilFunc. A panic
+// in a callback or in g propagates unchanged.
+func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
+	var zero R
+	if err := checkErr(f, g); err != nil {
+		return zero, err
+	}
+	init, acc, fin := f.Init, f.Accumulate, f.Finalize
+	ks := newKidStack[N]()
+	fs := newFrameStack[frame[H]]()
+	spare := new(frame[H])
+	h, err := init(root)
+	if err != nil {
+		return zero, err
+	}
+	top := fs.push(frame[H]{h: h})
+	g(root, ks.push)
+	for {
+		if top.next < len(ks.kids) {
+			c := ks.take(top.start, &top.next)
+			h, err := init(c)
+			if err != nil {
+				return zero, err
+			}
+			at := fs.slot(spare)
+			start := len(ks.kids)
+			*at = frame[H]{h: h, start: start, next: start}
+			g(c, ks.push)
+			if len(ks.kids) > start {
+				top = fs.commit(at, spare)
+				continue
+			}
+			r, err := fin(&at.h)
+			*at = frame[H]{}
+			if err != nil {
+				return zero, err
+			}
+			if err := acc(&top.h, r); err != nil {
+				return zero, err
+			}
+			continue
+		}
+		r, err := fin(&top.h)
+		if err != nil {
+			return zero, err
+		}
+		ks.kids = ks.kids[:top.start]
+		if top = fs.pop(); top == nil {
+			return r, nil
+		}
+		if err := acc(&top.h, r); err != nil {
+			return zero, err
+		}
+	}
+}

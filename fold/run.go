@@ -1,0 +1,110 @@
+package fold
+
+import (
+	"context"
+	"errors"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
+
+// Run folds the tree below root in parallel on p and returns the root's
+// result, which equals Seq(f, g, root) for every tree and every fold: each
+// node's Accumulate calls happen in child order, after its Init and before
+// its Finalize, one at a time, on whichever goroutine owns the node's heap.
+//
+// The calling goroutine takes part. Unvisited children are handed to other
+// participants only when they ask for work (internal/walk explains how), so
+// a run that nobody helps costs little more than Seq. Depth is limited only
+// by memory (no recursion on the goroutine stack), and a node's heap is
+// released as soon as the node is finalised.
+//
+// A panic in a callback cancels the run and is re-raised here as a
+// *forkjoin.PanicError carrying the original value and stack. Run may be
+// called from several goroutines at once on one pool, and from inside a
+// callback of another run.
+func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) R {
+	if err := check(f, g); err != nil {
+		panic(err)
+	}
+	ops := opsOf(f, g)
+	var res R
+	forkjoin.Run(p, func(w *forkjoin.Worker) { res = walk.Run(w, ops, root) })
+	return res
+}
+
+// RunCtx is Run with a context: once ctx is done, no new node is started,
+// callbacks already running finish, and RunCtx returns ctx.Err(). A panic
+// in a callback is returned as a *forkjoin.PanicError.
+func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) (R, error) {
+	var res R
+	if err := check(f, g); err != nil {
+		return res, err
+	}
+	ops := opsOf(f, g)
+	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+		res = walk.Run(w, ops, root)
+		return nil
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return res, nil
+}
+
+// RunErr is the parallel SeqErr: the first error a callback returns stops
+// the fold (no new node starts; callbacks already running finish) and is
+// returned as it is. ctx may be nil (context.Background).
+func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
+	var zero R
+	if err := checkErr(f, g); err != nil {
+		return zero, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// A failing callback panics with callbackError; the core records it as
+	// the run's failure (a *forkjoin.PanicError) and cancels the run.
+	lifted := Fold[N, H, R]{
+		Init: func(n N) H {
+			h, err := f.Init(n)
+			if err != nil {
+				panic(callbackError{err})
+			}
+			return h
+		},
+		Accumulate: func(h *H, c R) {
+			if err := f.Accumulate(h, c); err != nil {
+				panic(callbackError{err})
+			}
+		},
+		Finalize: func(h *H) R {
+			r, err := f.Finalize(h)
+			if err != nil {
+				panic(callbackError{err})
+			}
+			return r
+		},
+	}
+	r, err := RunCtx(ctx, p, lifted, g, root)
+	if err != nil {
+		var pe *forkjoin.PanicError
+		if errors.As(err, &pe) {
+			if ce, ok := pe.Value.(callbackError); ok {
+				return zero, ce.err
+			}
+		}
+		return zero, err
+	}
+	return r, nil
+}
+
+// callbackError carries a FoldErr callback's error through the core.
+type callbackError struct{ err error }
+
+func opsOf[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *walk.Ops[N, H, R] {
+	return &walk.Ops[N, H, R]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g}
+}

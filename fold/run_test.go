@@ -1,0 +1,162 @@
+package fold_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/testtree"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// TestRunMatchesSeq: for random shapes, random folds (order-sensitive
+// ones included) and random parallelism, Run gives Seq's answer and the
+// checked fold sees the contract kept (child order, no concurrent call on
+// a heap, counts).
+func TestRunMatchesSeq(t *testing.T) {
+	pools := map[int]*pool.Pool{}
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	rapid.Check(t, func(rt *rapid.T) {
+		g := testtree.AnyTree(400).Draw(rt, "tree")
+		spec := testtree.GenFold().Draw(rt, "fold")
+		n := rapid.IntRange(1, 64).Draw(rt, "parallelism")
+		p := pools[n]
+		if p == nil {
+			p = pool.New(n)
+			pools[n] = p
+		}
+		want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
+		c := testtree.NewChecker[int](false)
+		checked := testtree.Check(c, spec.Fold(), testtree.Children, testtree.Key)
+		got := fold.Run(p, checked, testtree.Children, g.Root)
+		if !got.Value.Equal(want) {
+			rt.Fatalf("Run = %v, Seq = %v", got.Value, want)
+		}
+		if err := c.Err(); err != nil {
+			rt.Fatal(err)
+		}
+		if err := c.Complete(); err != nil {
+			rt.Fatal(err)
+		}
+	})
+}
+
+func TestRunPanicAndReuse(t *testing.T) {
+	pool.With(4, func(p *pool.Pool) {
+		g := testtree.Balanced(2000).Example(3)
+		want := fold.Seq(testtree.SumFold(), testtree.Children, g.Root)
+		for i := 0; i < 200; i++ {
+			bad := (i * 7919) % len(g.Nodes)
+			f := testtree.SumFold()
+			init := f.Init
+			f.Init = func(n *testtree.Node) int64 {
+				if n.ID == bad {
+					panic(fmt.Sprintf("boom %d", n.ID))
+				}
+				return init(n)
+			}
+			func() {
+				defer func() {
+					r := recover()
+					var pe *forkjoin.PanicError
+					err, _ := r.(error)
+					if !errors.As(err, &pe) || pe.Value != fmt.Sprintf("boom %d", bad) || len(pe.Stack) == 0 {
+						t.Fatalf("run %d: recovered %v, want a PanicError for node %d", i, r, bad)
+					}
+				}()
+				fold.Run(p, f, testtree.Children, g.Root)
+			}()
+			if got := fold.Run(p, testtree.SumFold(), testtree.Children, g.Root); got != want {
+				t.Fatalf("after panic %d: got %d want %d", i, got, want)
+			}
+		}
+	})
+}
+
+func TestRunErrAndCancel(t *testing.T) {
+	pool.With(2, func(p *pool.Pool) {
+		g := testtree.Balanced(5000).Example(1)
+		errBad := errors.New("bad node")
+		f := fold.Lift(testtree.SumFold())
+		init := f.Init
+		f.Init = func(n *testtree.Node) (int64, error) {
+			if n.ID == len(g.Nodes)/2 {
+				return 0, errBad
+			}
+			return init(n)
+		}
+		if _, err := fold.RunErr(context.Background(), p, f, testtree.Children, g.Root); !errors.Is(err, errBad) {
+			t.Fatalf("RunErr: %v, want %v", err, errBad)
+		}
+		big := perfect(8, 6) // 299,593 nodes
+		ctx, cancel := context.WithCancel(context.Background())
+		var seen atomic.Int64
+		sf := testtree.SumFold()
+		sinit := sf.Init
+		sf.Init = func(n *testtree.Node) int64 {
+			if seen.Add(1) == 100 {
+				cancel()
+			}
+			return sinit(n)
+		}
+		if _, err := fold.RunCtx(ctx, p, sf, testtree.Children, big.Root); !errors.Is(err, context.Canceled) {
+			t.Fatalf("RunCtx: %v, want context.Canceled", err)
+		}
+		if seen.Load() >= int64(len(big.Nodes)) {
+			t.Fatalf("cancellation did not stop the fold: %d of %d nodes started", seen.Load(), len(big.Nodes))
+		}
+		t.Logf("cancelled after node 100: %d of %d nodes started", seen.Load(), len(big.Nodes))
+	})
+}
+
+func TestRunBigShapes(t *testing.T) {
+	const deep = 1_000_000
+	chain := &testtree.Node{ID: 0, Value: 1}
+	last := chain
+	for i := 1; i < deep; i++ {
+		n := &testtree.Node{ID: i, Value: 1}
+		last.Children = []*testtree.Node{n}
+		last = n
+	}
+	wide := &testtree.Node{ID: 0}
+	for i := 1; i <= deep; i++ {
+		wide.Children = append(wide.Children, &testtree.Node{ID: i, Value: 1})
+	}
+	pool.With(2, func(p *pool.Pool) {
+		if got := fold.Run(p, testtree.SumFold(), testtree.Children, chain); got != deep {
+			t.Fatalf("chain: %d", got)
+		}
+		if got := fold.Run(p, testtree.SumFold(), testtree.Children, wide); got != deep {
+			t.Fatalf("wide: %d", got)
+		}
+	})
+}
+
+// perfect builds a perfect tree of branching bf and the given depth, ids in
+// pre-order.
+func perfect(bf, depth int) *testtree.Graph {
+	g := &testtree.Graph{Tree: true}
+	var build func(d int) *testtree.Node
+	build = func(d int) *testtree.Node {
+		n := &testtree.Node{ID: len(g.Nodes), Value: int64(len(g.Nodes) % 7)}
+		g.Nodes = append(g.Nodes, n)
+		if d > 0 {
+			for i := 0; i < bf; i++ {
+				n.Children = append(n.Children, build(d-1))
+			}
+		}
+		return n
+	}
+	g.Root = build(depth)
+	return g
+}

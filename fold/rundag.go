@@ -1,0 +1,236 @@
+package fold
+
+// RunDAG in three phases.
+//
+//  1. Discovery, in parallel: a walk of the graph that expands each
+//     distinct key once. Every node gets an entry (a map from key to entry
+//     shared by all participants; the first to store a key claims it and
+//     is the only one to list its children). An entry records its children
+//     as entries, in order and with repetitions.
+//  2. Checking, on the caller: a depth-first search over the entries (no
+//     user code runs) finds a cycle, or computes for each entry the number
+//     of child occurrences it waits for and the list of its parents.
+//  3. Folding, in parallel, bottom up: every entry without children is a
+//     ready task. A task runs the node's Init, then Accumulate for each
+//     child occurrence in order (all its children are finished), then
+//     Finalize, and then decrements its parents' counters; a parent whose
+//     counter reaches zero is pushed as a task by the participant that
+//     finished its last child. The run ends when the root's task is done.
+//
+// So each key is folded exactly once however many parents reach it and
+// however many participants discover it at once, results reach every
+// parent in its child order, and a cycle is reported before any Init runs.
+// The price is memory: an entry per key and a pointer per edge, kept until
+// RunDAG returns.
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
+
+type dagNode[N, H, R any, K comparable] struct {
+	task    forkjoin.Task // first field: *forkjoin.Task converts back
+	run     *dagRun[N, H, R, K]
+	node    N
+	key     K
+	kids    []*dagNode[N, H, R, K] // written only by the claimant, in phase 1
+	parents []*dagNode[N, H, R, K] // one per occurrence; phase 2
+	pending atomic.Int64           // child occurrences not yet finished
+	res     R
+	color   uint8 // phase 2's depth-first search
+}
+
+type dagRun[N, H, R any, K comparable] struct {
+	f       Fold[N, H, R]
+	g       tree.Treeish[N]
+	key     func(N) K
+	entries sync.Map // K -> *dagNode
+	root    *dagNode[N, H, R, K]
+	done    forkjoin.Completion
+	failed  atomic.Bool
+}
+
+// RunDAG folds the directed acyclic graph below root in parallel on p,
+// computing each distinct key once. It returns the same result as
+// SeqDAG(f, g, root, key): a node's result is accumulated into every parent
+// that lists a node with its key, in each parent's child order, so
+// Accumulate must not modify what a child's result points to.
+//
+// If the graph has a cycle, RunDAG returns a *CycleError[K] naming a node
+// on it, before any Init runs. A panic in a callback is returned as a
+// *forkjoin.PanicError; ctx (nil means context.Background) cancels the
+// fold as in RunCtx.
+//
+// g is called once per distinct key, possibly from several goroutines at
+// once. Memory: an entry per distinct key and a pointer per edge, kept
+// until RunDAG returns; unlike Run, Init runs bottom-up (a node's Init just
+// before its Accumulate calls, once all its children are finished).
+func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N, key func(N) K) (R, error) {
+	var zero R
+	if err := check(f, g); err != nil {
+		return zero, err
+	}
+	if key == nil {
+		return zero, nilFunc("key")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d := &dagRun[N, H, R, K]{f: f, g: g, key: key}
+	var res R
+	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+		d.discover(w, root)
+		leaves, err := d.check()
+		if err != nil {
+			return err
+		}
+		for _, e := range leaves {
+			w.Push(&e.task)
+		}
+		w.Wait(&d.done)
+		if d.failed.Load() {
+			w.Abort(nil) // the failure is on record; see runNode
+		}
+		res = d.root.res
+		return nil
+	})
+	if err != nil {
+		return zero, err
+	}
+	return res, nil
+}
+
+func (d *dagRun[N, H, R, K]) entry(n N) (e *dagNode[N, H, R, K], claimed bool) {
+	k := d.key(n)
+	if v, ok := d.entries.Load(k); ok {
+		return v.(*dagNode[N, H, R, K]), false
+	}
+	e = &dagNode[N, H, R, K]{run: d, node: n, key: k}
+	v, loaded := d.entries.LoadOrStore(k, e)
+	return v.(*dagNode[N, H, R, K]), !loaded
+}
+
+// discover is phase 1: a parallel walk that lists the children of every
+// claimed entry and descends only into the children it claims.
+func (d *dagRun[N, H, R, K]) discover(w *forkjoin.Worker, root N) {
+	d.root, _ = d.entry(root)
+	ops := &walk.Ops[N, *dagNode[N, H, R, K], struct{}]{
+		Init: func(n N) *dagNode[N, H, R, K] {
+			e, _ := d.entry(n) // claimed by whoever yielded n
+			return e
+		},
+		Accumulate: func(**dagNode[N, H, R, K], struct{}) {},
+		Finalize:   func(**dagNode[N, H, R, K]) struct{} { return struct{}{} },
+		Children: func(n N, yield func(N) bool) {
+			e, _ := d.entry(n)
+			d.g(n, func(c N) bool {
+				ce, claimed := d.entry(c)
+				e.kids = append(e.kids, ce)
+				if claimed {
+					return yield(c)
+				}
+				return true
+			})
+		},
+	}
+	walk.Run(w, ops, root)
+}
+
+// check is phase 2: an iterative depth-first search from the root that
+// reports a cycle, links parents, sets the counters and returns the
+// entries without children.
+func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, H, R, K], error) {
+	const (
+		white = iota
+		grey
+		black
+	)
+	type frame struct {
+		e    *dagNode[N, H, R, K]
+		next int
+	}
+	var leaves []*dagNode[N, H, R, K]
+	stack := []frame{{e: d.root}}
+	d.root.color = grey
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.e.kids) {
+			c := top.e.kids[top.next]
+			top.next++
+			c.parents = append(c.parents, top.e)
+			switch c.color {
+			case grey:
+				cyc := &CycleError[K]{Key: c.key}
+				for i := len(stack) - 1; i >= 0; i-- {
+					cyc.Cycle = append([]K{stack[i].e.key}, cyc.Cycle...)
+					if stack[i].e == c {
+						break
+					}
+				}
+				return nil, cyc
+			case white:
+				c.color = grey
+				stack = append(stack, frame{e: c})
+			}
+			continue
+		}
+		e := top.e
+		e.color = black
+		e.pending.Store(int64(len(e.kids)))
+		if len(e.kids) == 0 {
+			leaves = append(leaves, e)
+		}
+		e.task.Init(runNode[N, H, R, K])
+		stack = stack[:len(stack)-1]
+	}
+	return leaves, nil
+}
+
+// runNode is phase 3's task: fold one entry whose children are finished,
+// then release its parents.
+func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
+	e := (*dagNode[N, H, R, K])(unsafe.Pointer(t))
+	d := e.run
+	if w.Cancelled() || d.failed.Load() {
+		d.fail()
+		return
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			v := recover()
+			w.RecordPanic(v)
+			d.fail()
+			panic(v)
+		}
+	}()
+	h := d.f.Init(e.node)
+	for _, c := range e.kids {
+		d.f.Accumulate(&h, c.res)
+	}
+	e.res = d.f.Finalize(&h)
+	ok = true
+	if e == d.root {
+		d.done.Complete()
+		return
+	}
+	for _, p := range e.parents {
+		if p.pending.Add(-1) == 0 {
+			w.Push(&p.task)
+		}
+	}
+}
+
+// fail wakes the root's waiter once the run cannot finish.
+func (d *dagRun[N, H, R, K]) fail() {
+	if !d.failed.Swap(true) {
+		d.done.Complete()
+	}
+}

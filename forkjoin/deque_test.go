@@ -1,0 +1,186 @@
+package forkjoin
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// dqItem is a task with an identity, as the deque tests push them.
+type dqItem struct {
+	hdr task // first, so that a *task converts back
+	id  int
+}
+
+func itemOf(t *task) *dqItem { return (*dqItem)(taskPointer(t)) }
+
+// TestDequeModel checks the deque against a slice, one goroutine playing
+// owner and thief: push and pop at the bottom (the end of the slice),
+// steal at the top (its start), in random sequences long enough to grow the
+// ring several times past its initial 64 slots and to shrink it back to
+// empty.
+func TestDequeModel(t *testing.T) {
+	maxCap := int64(0)
+	rapid.Check(t, func(rt *rapid.T) {
+		d := newDeque()
+		var model []int // ids, top first
+		next := 0
+		push := func() {
+			d.push(&(&dqItem{id: next}).hdr)
+			model = append(model, next)
+			next++
+		}
+		pop := func(rt *rapid.T) {
+			got := d.pop()
+			if len(model) == 0 {
+				if got != nil {
+					rt.Fatalf("pop of an empty deque returned task %d", itemOf(got).id)
+				}
+				return
+			}
+			want := model[len(model)-1]
+			model = model[:len(model)-1]
+			if got == nil {
+				rt.Fatalf("pop returned nil, want task %d", want)
+			}
+			if id := itemOf(got).id; id != want {
+				rt.Fatalf("pop returned task %d, want %d", id, want)
+			}
+		}
+		rt.Repeat(map[string]func(*rapid.T){
+			"push": func(*rapid.T) { push() },
+			"pushMany": func(rt *rapid.T) {
+				for n := rapid.IntRange(1, 300).Draw(rt, "n"); n > 0; n-- {
+					push()
+				}
+			},
+			"pop": pop,
+			"popMany": func(rt *rapid.T) {
+				for n := rapid.IntRange(1, 300).Draw(rt, "n"); n > 0; n-- {
+					pop(rt)
+				}
+			},
+			"steal": func(rt *rapid.T) {
+				got, r := d.steal()
+				if len(model) == 0 {
+					if r != empty || got != nil {
+						rt.Fatalf("steal from an empty deque: result %d, task %v", r, got)
+					}
+					return
+				}
+				want := model[0]
+				model = model[1:]
+				if r != stolen {
+					rt.Fatalf("steal without contention: result %d, want stolen", r)
+				}
+				if id := itemOf(got).id; id != want {
+					rt.Fatalf("steal returned task %d, want %d", id, want)
+				}
+			},
+			"": func(rt *rapid.T) {
+				if d.size() != len(model) {
+					rt.Fatalf("size %d, model holds %d", d.size(), len(model))
+				}
+				c := d.buf.Load().mask + 1
+				if c < int64(len(model)) {
+					rt.Fatalf("capacity %d below size %d", c, len(model))
+				}
+				maxCap = max(maxCap, c)
+			},
+		})
+		// Drain from both ends and check what is left.
+		for len(model) > 0 {
+			pop(rt)
+		}
+		if got := d.pop(); got != nil {
+			rt.Fatalf("pop after draining returned task %d", itemOf(got).id)
+		}
+	})
+	if maxCap < 4*dequeInitialSize {
+		t.Errorf("the ring never grew past %d slots: the sequences were too short", maxCap)
+	}
+}
+
+// TestDequeManyThieves: the owner pushes every task once, popping some back
+// at random as it goes, while thieves steal; every task must be taken
+// exactly once, by the owner or by one thief.
+func TestDequeManyThieves(t *testing.T) {
+	n := dequeStressTasks
+	items := make([]dqItem, n)
+	for i := range items {
+		items[i].id = i
+	}
+	counts := make([]atomic.Int32, n)
+	var taken, steals, contentions, pops atomic.Int64
+	take := func(x *task) {
+		counts[itemOf(x).id].Add(1)
+		taken.Add(1)
+	}
+
+	d := newDeque()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for k := 0; k < dequeStressThieves; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				x, r := d.steal()
+				switch r {
+				case stolen:
+					take(x)
+					steals.Add(1)
+				case contended:
+					contentions.Add(1)
+				case empty:
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+
+	rng := uint64(0x9E3779B97F4A7C15)
+	for i := range items {
+		d.push(&items[i].hdr)
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		if rng%4 == 0 { // pop a few back, as joins do
+			for k := rng / 4 % 4; k > 0; k-- {
+				x := d.pop()
+				if x == nil {
+					break
+				}
+				take(x)
+				pops.Add(1)
+			}
+		}
+	}
+	for x := d.pop(); x != nil; x = d.pop() {
+		take(x)
+		pops.Add(1)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for taken.Load() < int64(n) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+
+	if d.size() != 0 {
+		t.Errorf("deque not empty at the end: size %d", d.size())
+	}
+	for i := range counts {
+		if c := counts[i].Load(); c != 1 {
+			t.Fatalf("task %d taken %d times (%d of %d taken in all)", i, c, taken.Load(), n)
+		}
+	}
+	t.Logf("%d tasks: %d stolen, %d popped by the owner, %d lost races", n, steals.Load(), pops.Load(), contentions.Load())
+	if steals.Load() == 0 {
+		t.Errorf("no thief ever stole: the test did not test concurrency")
+	}
+}

@@ -1,0 +1,197 @@
+package forkjoin
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+	"pgregory.net/rapid"
+)
+
+// The properties: on random inputs and a random parallelism from 1 to 16,
+// every parallel construct gives the sequential answer. Each check makes
+// a pool of its own and closes it; the leak check at the start of every
+// test then proves that no worker outlives its pool.
+
+// drawPool makes a pool with a random parallelism; the caller closes it.
+func drawPool(rt *rapid.T) *pool.Pool {
+	return pool.New(rapid.IntRange(1, 16).Draw(rt, "parallelism"))
+}
+
+func drawRand(rt *rapid.T) *rand.Rand {
+	return rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 0))
+}
+
+func TestPropTreeSum(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		r := drawRand(rt)
+		n := rapid.IntRange(0, 20_000).Draw(rt, "nodes")
+		shape := rapid.IntRange(0, numShapes-1).Draw(rt, "shape")
+		root := randTree(r, n, shape)
+		want := seqSum(root)
+		p := drawPool(rt)
+		defer p.Close()
+		for round := 0; round < 2; round++ {
+			var typed, closures int64
+			Run(p, func(w *Worker) { typed = sumFork.Call(w, root) })
+			Run(p, func(w *Worker) { closures = joinSum(w, root) })
+			if typed != want || closures != want {
+				rt.Fatalf("round %d: Fork.Join gave %d, Join gave %d, sequential %d", round, typed, closures, want)
+			}
+		}
+	})
+}
+
+func TestPropFutures(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		r := drawRand(rt)
+		root := randKTree(r, rapid.IntRange(1, 20_000).Draw(rt, "nodes"))
+		want := seqHash(root)
+		p := drawPool(rt)
+		defer p.Close()
+		var got uint64
+		Run(p, func(w *Worker) { got = hashFork.Call(w, root) })
+		if got != want {
+			rt.Fatalf("Fork/Future gave %#x, sequential %#x", got, want)
+		}
+	})
+}
+
+func TestPropFib(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, fibMax).Draw(rt, "n")
+		want := seqFib(n)
+		p := drawPool(rt)
+		defer p.Close()
+		var typed, closures int
+		Run(p, func(w *Worker) { typed = fibFork.Call(w, n) })
+		Run(p, func(w *Worker) { closures = fibJoin(w, n) })
+		if typed != want || closures != want {
+			rt.Fatalf("fib(%d): Fork.Join gave %d, Join gave %d, want %d", n, typed, closures, want)
+		}
+	})
+}
+
+// drawGrain draws 0 (adaptive) often, small grains often, and any grain up
+// to past the end of the range.
+func drawGrain(rt *rapid.T, n int) int {
+	switch rapid.IntRange(0, 2).Draw(rt, "grainKind") {
+	case 0:
+		return 0
+	case 1:
+		return rapid.IntRange(1, 16).Draw(rt, "grain")
+	}
+	return rapid.IntRange(1, n+10).Draw(rt, "grain")
+}
+
+func TestPropFor(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, forMax).Draw(rt, "n")
+		grain := drawGrain(rt, n)
+		p := drawPool(rt)
+		defer p.Close()
+		counts := make([]atomic.Int32, n)
+		var bad errOnce
+		Run(p, func(w *Worker) {
+			For(w, n, grain, func(w *Worker, lo, hi int) {
+				if lo < 0 || lo >= hi || hi > n || (grain > 0 && hi-lo > grain) {
+					bad.set("body called with [%d, %d) for n = %d, grain %d", lo, hi, n, grain)
+					return
+				}
+				for i := lo; i < hi; i++ {
+					counts[i].Add(1)
+				}
+			})
+		})
+		if msg := bad.get(); msg != "" {
+			rt.Fatal(msg)
+		}
+		for i := range counts {
+			if c := counts[i].Load(); c != 1 {
+				rt.Fatalf("index %d of %d written %d times (grain %d)", i, n, c, grain)
+			}
+		}
+	})
+}
+
+// TestPropReduceConcat reduces with string concatenation, which is
+// associative and not commutative: any leaf result combined out of order
+// shows.
+func TestPropReduceConcat(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 5000).Draw(rt, "n")
+		grain := drawGrain(rt, n)
+		items := make([]string, n)
+		for i := range items {
+			items[i] = strconv.Itoa(i) + ","
+		}
+		want := strings.Join(items, "")
+		p := drawPool(rt)
+		defer p.Close()
+		var bad errOnce
+		var got string
+		Run(p, func(w *Worker) {
+			got = Reduce(w, n, grain,
+				func(w *Worker, lo, hi int) string {
+					if lo < 0 || lo >= hi || hi > n {
+						bad.set("leaf called with [%d, %d) for n = %d", lo, hi, n)
+					}
+					return strings.Join(items[lo:hi], "")
+				},
+				func(a, b string) string { return a + b })
+		})
+		if msg := bad.get(); msg != "" {
+			rt.Fatal(msg)
+		}
+		if got != want {
+			rt.Fatalf("n = %d, grain %d: Reduce gave %.80q…, want %.80q…", n, grain, got, want)
+		}
+	})
+}
+
+// TestPropReduceMatrix reduces with the product of 2×2 matrices mod 2^64.
+func TestPropReduceMatrix(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		r := drawRand(rt)
+		n := rapid.IntRange(0, forMax).Draw(rt, "n")
+		grain := drawGrain(rt, n)
+		ms := make([]mat, n)
+		for i := range ms {
+			ms[i] = mat{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+		}
+		want := mat{} // Reduce of an empty range is the zero value
+		if n > 0 {
+			want = matIdentity
+			for _, m := range ms {
+				want = want.mul(m)
+			}
+		}
+		p := drawPool(rt)
+		defer p.Close()
+		var got mat
+		Run(p, func(w *Worker) {
+			got = Reduce(w, n, grain,
+				func(w *Worker, lo, hi int) mat {
+					acc := matIdentity
+					for _, m := range ms[lo:hi] {
+						acc = acc.mul(m)
+					}
+					return acc
+				},
+				mat.mul)
+		})
+		if got != want {
+			rt.Fatalf("n = %d, grain %d: Reduce gave %v, want %v", n, grain, got, want)
+		}
+	})
+}

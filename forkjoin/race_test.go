@@ -1,0 +1,20 @@
+//go:build race
+
+package forkjoin
+
+// Sizes of the stress tests under the race detector: the same assertions
+// as norace_test.go on less data, so that `go test -race ./forkjoin` stays
+// within a few minutes on two cores.
+const (
+	raceEnabled = true
+
+	dequeStressTasks   = 100_000
+	dequeStressThieves = 8
+	concurrentCallers  = 8
+	runsPerCaller      = 150
+	panicRounds        = 300
+	cancelRounds       = 15
+	bigDepth           = 16
+	fibMax             = 18
+	forMax             = 10_000
+)

@@ -1,0 +1,836 @@
+package forkjoin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// smallTree is a perfect tree of 2^10-1 nodes and its sum, shared by the
+// tests that run many small computations.
+var smallTree, smallSum = func() (*tnode, int64) {
+	var c int64
+	root := buildTree(10, &c)
+	return root, seqSum(root)
+}()
+
+// checkSum runs one tree-sum on p and reports a wrong answer.
+func checkSum(p *pool.Pool, root *tnode, want int64) error {
+	var got int64
+	Run(p, func(w *Worker) { got = sumFork.Call(w, root) })
+	if got != want {
+		return fmt.Errorf("tree-sum gave %d, want %d", got, want)
+	}
+	return nil
+}
+
+// TestConcurrentRuns: several goroutines run fork-join computations on one
+// pool at the same time, each checking its answers.
+func TestConcurrentRuns(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(4)
+	defer p.Close()
+	const n = 1000
+	items := make([]int64, n)
+	var itemsSum int64
+	for i := range items {
+		items[i] = int64(i * i)
+		itemsSum += items[i]
+	}
+	var bad errOnce
+	var wg sync.WaitGroup
+	for g := 0; g < concurrentCallers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < runsPerCaller && bad.get() == ""; i++ {
+				switch (g + i) % 4 {
+				case 0:
+					if err := checkSum(p, smallTree, smallSum); err != nil {
+						bad.set("caller %d, run %d: %v", g, i, err)
+					}
+				case 1:
+					var got int64
+					Run(p, func(w *Worker) { got = joinSum(w, smallTree) })
+					if got != smallSum {
+						bad.set("caller %d, run %d: Join tree-sum gave %d, want %d", g, i, got, smallSum)
+					}
+				case 2:
+					out := make([]int64, n)
+					Run(p, func(w *Worker) {
+						For(w, n, 0, func(_ *Worker, lo, hi int) {
+							for k := lo; k < hi; k++ {
+								out[k] = items[k]
+							}
+						})
+					})
+					for k := range out {
+						if out[k] != items[k] {
+							bad.set("caller %d, run %d: For left index %d at %d", g, i, k, out[k])
+							break
+						}
+					}
+				case 3:
+					var got int64
+					err := RunCtx(context.Background(), p, func(w *Worker) error {
+						got = Reduce(w, n, 7, func(_ *Worker, lo, hi int) int64 {
+							var s int64
+							for _, v := range items[lo:hi] {
+								s += v
+							}
+							return s
+						}, func(a, b int64) int64 { return a + b })
+						return nil
+					})
+					if err != nil || got != itemsSum {
+						bad.set("caller %d, run %d: Reduce gave %d, %v; want %d", g, i, got, err, itemsSum)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if msg := bad.get(); msg != "" {
+		t.Fatal(msg)
+	}
+	st := p.Stats()
+	if want := int64(concurrentCallers * runsPerCaller); st.Runs != want {
+		t.Errorf("Stats.Runs = %d, want %d", st.Runs, want)
+	}
+	t.Logf("stats after %d concurrent runs: tasks %d, steal attempts %d, steals %d, parks %d",
+		st.Runs, st.Tasks, st.StealAttempts, st.Steals, st.Parks)
+}
+
+// nestedSum runs a Run inside the tasks of a Run inside the tasks of a
+// Run…, level deep, on the same pool: each level forks two tasks that each
+// start a run of the next level, and the innermost runs sum smallTree.
+func nestedSum(p *pool.Pool, level int) int64 {
+	var total int64
+	Run(p, func(w *Worker) {
+		if level == 0 {
+			total = sumFork.Call(w, smallTree)
+			return
+		}
+		var a, b int64
+		Join(w,
+			func(*Worker) { a = nestedSum(p, level-1) },
+			func(*Worker) { b = nestedSum(p, level-1) })
+		total = a + b
+	})
+	return total
+}
+
+func TestNestedRuns(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2, 3} {
+		p := pool.New(par)
+		const levels = 4
+		want := smallSum << levels
+		var wg sync.WaitGroup
+		var bad errOnce
+		for g := 0; g < 3; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 10; i++ {
+					if got := nestedSum(p, levels); got != want {
+						bad.set("parallelism %d: nested runs gave %d, want %d", par, got, want)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		p.Close()
+		if msg := bad.get(); msg != "" {
+			t.Fatal(msg)
+		}
+	}
+}
+
+// A bomb goes off (panics with a boom) when a computation reaches the
+// node, index or call it names; at 0 it never does.
+type boom struct{ round, at int }
+
+type bombArg struct {
+	n    *tnode
+	bomb *boom
+}
+
+// bombStep is tree-sum that panics at the node whose value is bomb.at
+// (values are pre-order numbers, 1 to 2^depth-1).
+func bombStep(w *Worker, a bombArg) int64 {
+	if a.n == nil {
+		return 0
+	}
+	if a.n.val == int64(a.bomb.at) {
+		panic(*a.bomb)
+	}
+	l, r := bombFork.Join(w, bombArg{a.n.left, a.bomb}, bombArg{a.n.right, a.bomb})
+	return a.n.val + l + r
+}
+
+var bombFork *Fork[bombArg, int64]
+
+func init() { bombFork = NewFork(bombStep) }
+
+// bombJoin is bombStep with closures.
+func bombJoin(w *Worker, n *tnode, b *boom) int64 {
+	if n == nil {
+		return 0
+	}
+	if n.val == int64(b.at) {
+		panic(*b)
+	}
+	var l, r int64
+	Join(w, func(w *Worker) { l = bombJoin(w, n.left, b) }, func(w *Worker) { r = bombJoin(w, n.right, b) })
+	return n.val + l + r
+}
+
+// TestPanicInjection injects panics at random places of random kinds of
+// computation and reuses one pool for every round: a round without a bomb
+// must give the right answer, a round with one must report exactly that
+// panic, with its stack, re-panicked by Run or returned by RunCtx.
+func TestPanicInjection(t *testing.T) {
+	leakcheck.Check(t)
+	var c int64
+	const depth = 12
+	root := buildTree(depth, &c)
+	want := seqSum(root)
+	nodes := 1<<depth - 1
+	const forN = 5000
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, par := range []int{1, 3} {
+		p := pool.New(par)
+		for round := 0; round < panicRounds; round++ {
+			b := &boom{round: round}
+			if r.IntN(4) != 0 {
+				b.at = 1 + r.IntN(nodes)
+			}
+			kind := r.IntN(4)
+			var got int64
+			body := func(w *Worker) {
+				switch kind {
+				case 0:
+					got = bombFork.Call(w, bombArg{root, b})
+				case 1:
+					got = bombJoin(w, root, b)
+				case 2: // For, the bomb at an index
+					var sum atomic.Int64
+					For(w, forN, 0, func(_ *Worker, lo, hi int) {
+						for i := lo; i < hi; i++ {
+							if i+1 == b.at {
+								panic(*b)
+							}
+							sum.Add(int64(i))
+						}
+					})
+					got = sum.Load()
+				case 3: // Reduce, the bomb in a leaf
+					got = Reduce(w, forN, 3, func(_ *Worker, lo, hi int) int64 {
+						var s int64
+						for i := lo; i < hi; i++ {
+							if i+1 == b.at {
+								panic(*b)
+							}
+							s += int64(i)
+						}
+						return s
+					}, func(x, y int64) int64 { return x + y })
+				}
+			}
+			wantGot := want
+			exploded := b.at != 0
+			if kind >= 2 {
+				wantGot = forN * (forN - 1) / 2
+				exploded = b.at != 0 && b.at <= forN
+			}
+			var err error
+			if round%2 == 0 {
+				err = RunCtx(context.Background(), p, func(w *Worker) error { body(w); return nil })
+			} else {
+				err = func() (err error) {
+					defer func() {
+						if v := recover(); v != nil {
+							var ok bool
+							if err, ok = v.(error); !ok {
+								err = fmt.Errorf("Run re-panicked with %T %v, not an error", v, v)
+							}
+						}
+					}()
+					Run(p, body)
+					return nil
+				}()
+			}
+			if !exploded {
+				if err != nil || got != wantGot {
+					t.Fatalf("parallelism %d, round %d, kind %d, no bomb: got %d, %v; want %d", par, round, kind, got, err, wantGot)
+				}
+				continue
+			}
+			var pe *PanicError
+			if !errors.As(err, &pe) {
+				t.Fatalf("parallelism %d, round %d, kind %d: bomb at %d gave %T %v, want a *PanicError", par, round, kind, b.at, err, err)
+			}
+			if pe.Value != *b {
+				t.Fatalf("parallelism %d, round %d: the panic value is %#v, want %#v", par, round, pe.Value, *b)
+			}
+			if len(pe.Stack) == 0 {
+				t.Fatalf("round %d: the PanicError has no stack", round)
+			}
+			if kind == 0 && !strings.Contains(string(pe.Stack), "bombStep") {
+				t.Fatalf("round %d: the stack does not show where the panic happened:\n%s", round, pe.Stack)
+			}
+		}
+		// The pool is still sound.
+		for i := 0; i < 20; i++ {
+			if err := checkSum(p, root, want); err != nil {
+				t.Fatalf("parallelism %d, after the panics: %v", par, err)
+			}
+		}
+		p.Close()
+	}
+}
+
+// TestPanicWhileSiblingStolen: a task panics while its sibling, stolen by
+// another participant, is still running, and other runs keep the pool
+// busy. The sibling runs exactly once, and no other run is disturbed.
+// (Regression: a worker abandoning the panicked frames used to publish the
+// stolen sibling again when a task it helped with forked.)
+func TestPanicWhileSiblingStolen(t *testing.T) {
+	leakcheck.Check(t)
+	var c int64
+	depth := 14
+	if raceEnabled {
+		depth = 11
+	}
+	root := buildTree(depth, &c)
+	want := seqSum(root)
+	var siblingRuns atomic.Int32
+	pair := NewFork(func(w *Worker, which int) int64 {
+		if which == 0 {
+			deadline := time.Now().Add(time.Second)
+			for siblingRuns.Load() == 0 && time.Now().Before(deadline) {
+				runtime.Gosched()
+			}
+			panic("left")
+		}
+		siblingRuns.Add(1)
+		var s int64
+		for i := 0; i < 3; i++ {
+			s += sumFork.Call(w, root)
+		}
+		return s
+	})
+	p := pool.New(3)
+	defer p.Close()
+	var stop atomic.Bool
+	var bad errOnce
+	var wg sync.WaitGroup
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := checkSum(p, root, want); err != nil {
+					bad.set("a concurrent run: %v", err)
+				}
+			}
+		}()
+	}
+	rounds := 200
+	if raceEnabled {
+		rounds = 60
+	}
+	for i := 0; i < rounds; i++ {
+		siblingRuns.Store(0)
+		err := RunCtx(context.Background(), p, func(w *Worker) error {
+			pair.Join(w, 0, 1)
+			return nil
+		})
+		if !dispatchIsPanic(err, "left") {
+			t.Errorf("round %d: got %v, want the panic", i, err)
+		}
+		if n := siblingRuns.Load(); n > 1 {
+			t.Errorf("round %d: the stolen sibling ran %d times", i, n)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if msg := bad.get(); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+func dispatchIsPanic(err error, value any) bool {
+	var pe *PanicError
+	return errors.As(err, &pe) && pe.Value == value
+}
+
+// endless sums the tree over and over: only cancellation ends it.
+func endless(w *Worker, root *tnode) error {
+	for {
+		sumFork.Call(w, root)
+	}
+}
+
+// promptLimit bounds how long a cancelled run may take to return. Every
+// callback in these tests takes microseconds, so a run that notices
+// cancellation at its next fork returns in far less; the limit only
+// leaves room for a loaded machine.
+const promptLimit = 2 * time.Second
+
+func TestCancellation(t *testing.T) {
+	leakcheck.Check(t)
+	var c int64
+	root := buildTree(14, &c)
+	want := seqSum(root)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, par := range []int{1, 2, 4} {
+		p := pool.New(par)
+		for round := 0; round < cancelRounds; round++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			delay := time.Duration(r.IntN(3000)) * time.Microsecond
+			if round == 0 {
+				delay = 0
+			}
+			var cancelledAt atomic.Int64
+			go func() {
+				time.Sleep(delay)
+				cancelledAt.Store(time.Now().UnixNano())
+				cancel()
+			}()
+			err := RunCtx(ctx, p, func(w *Worker) error { return endless(w, root) })
+			returned := time.Now().UnixNano()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("parallelism %d, round %d: RunCtx returned %v, want context.Canceled", par, round, err)
+			}
+			if took := time.Duration(returned - cancelledAt.Load()); took > promptLimit {
+				t.Fatalf("parallelism %d, round %d: RunCtx returned %v after the cancellation", par, round, took)
+			}
+			if err := checkSum(p, root, want); err != nil {
+				t.Fatalf("parallelism %d, after cancelled round %d: %v", par, round, err)
+			}
+		}
+		// A deadline, and a context already done before the run.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		if err := RunCtx(ctx, p, func(w *Worker) error { return endless(w, root) }); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("parallelism %d: with a deadline RunCtx returned %v", par, err)
+		}
+		cancel()
+		ran := false
+		if err := RunCtx(ctx, p, func(*Worker) error { ran = true; return nil }); !errors.Is(err, context.DeadlineExceeded) || ran {
+			t.Fatalf("parallelism %d: with a done context RunCtx returned %v and ran fn: %v", par, err, ran)
+		}
+		p.Close()
+	}
+}
+
+// TestCancelledFor: cancellation also reaches a For loop.
+func TestCancelledFor(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(5*time.Millisecond, cancel)
+	start := time.Now()
+	err := RunCtx(ctx, p, func(w *Worker) error {
+		for {
+			For(w, 1<<20, 0, func(_ *Worker, lo, hi int) {})
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunCtx returned %v", err)
+	}
+	if took := time.Since(start); took > promptLimit {
+		t.Fatalf("the cancelled For took %v", took)
+	}
+}
+
+var errStop = errors.New("stop")
+
+func TestRunCtxError(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2} {
+		p := pool.New(par)
+		// fn's error, after work that forked and joined.
+		err := RunCtx(context.Background(), p, func(w *Worker) error {
+			if got := sumFork.Call(w, smallTree); got != smallSum {
+				t.Errorf("sum %d", got)
+			}
+			return fmt.Errorf("wrapped: %w", errStop)
+		})
+		if !errors.Is(err, errStop) {
+			t.Fatalf("parallelism %d: RunCtx returned %v, want errStop", par, err)
+		}
+		// No error.
+		if err := RunCtx(context.Background(), p, func(*Worker) error { return nil }); err != nil {
+			t.Fatalf("RunCtx returned %v", err)
+		}
+		// The error cancels what is still running: the run ends.
+		err = RunCtx(context.Background(), p, func(w *Worker) error {
+			var e error
+			Join(w, func(*Worker) { e = errStop }, func(w *Worker) { sumFork.Call(w, smallTree) })
+			return e
+		})
+		if !errors.Is(err, errStop) {
+			t.Fatalf("parallelism %d: RunCtx returned %v, want errStop", par, err)
+		}
+		if err := checkSum(p, smallTree, smallSum); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+	}
+}
+
+// mustPanic calls f and checks that it panics with a message containing
+// want.
+func mustPanic(t *testing.T, what, want string, f func()) {
+	t.Helper()
+	msg := func() (msg string) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				msg = "<no panic>"
+				return
+			}
+			var pe *PanicError
+			if err, ok := v.(error); ok && errors.As(err, &pe) {
+				v = pe.Value // a misuse inside a run reaches Run's caller wrapped
+			}
+			msg = fmt.Sprint(v)
+		}()
+		f()
+		return ""
+	}()
+	if !strings.Contains(msg, want) {
+		t.Errorf("%s: panicked with %q, want a message containing %q", what, msg, want)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	noop := func(*Worker) {}
+
+	mustPanic(t, "Run on a nil pool", "nil *pool.Pool", func() { Run(nil, noop) })
+	mustPanic(t, "RunCtx on a nil pool", "nil *pool.Pool", func() {
+		_ = RunCtx(context.Background(), nil, func(*Worker) error { return nil })
+	})
+	mustPanic(t, "Run with a nil function", "nil function", func() { Run(p, nil) })
+	mustPanic(t, "RunCtx with a nil function", "nil function", func() { _ = RunCtx(context.Background(), p, nil) })
+	mustPanic(t, "RunCtx with a nil context", "nil context", func() {
+		_ = RunCtx(nil, p, func(*Worker) error { return nil })
+	})
+	mustPanic(t, "NewFork(nil)", "nil function", func() { NewFork[int, int](nil) })
+	mustPanic(t, "Task.Init(nil)", "nil function", func() { new(Task).Init(nil) })
+
+	inRun := func(what, want string, f func(w *Worker)) {
+		t.Helper()
+		mustPanic(t, what, want, func() { Run(p, f) })
+	}
+	inRun("Join with a nil function", "nil function", func(w *Worker) { Join(w, nil, noop) })
+	inRun("For with n < 0", "negative", func(w *Worker) { For(w, -1, 0, func(*Worker, int, int) {}) })
+	inRun("For with grain < 0", "negative", func(w *Worker) { For(w, 1, -1, func(*Worker, int, int) {}) })
+	inRun("For with a nil body", "nil body", func(w *Worker) { For(w, 1, 0, nil) })
+	inRun("Reduce with n < 0", "negative", func(w *Worker) {
+		Reduce(w, -1, 0, func(*Worker, int, int) int { return 0 }, func(a, b int) int { return a })
+	})
+	inRun("Reduce with a nil combine", "nil leaf or combine", func(w *Worker) {
+		Reduce(w, 1, 0, func(*Worker, int, int) int { return 0 }, nil)
+	})
+	inRun("Push of a Task without Init", "without Init", func(w *Worker) { w.Push(new(Task)) })
+	square := NewFork(func(_ *Worker, x int) int { return x * x })
+	inRun("Future joined out of order", "out of order", func(w *Worker) {
+		a := square.Fork(w, 2)
+		b := square.Fork(w, 3)
+		a.Join(w)
+		b.Join(w)
+	})
+	inRun("Future joined twice", "joined twice", func(w *Worker) {
+		a := square.Fork(w, 2)
+		a.Join(w)
+		a.Join(w)
+	})
+	inRun("zero Future", "out of order", func(w *Worker) { Future[int, int]{}.Join(w) })
+	inRun("Future not joined", "not joined", func(w *Worker) { square.Fork(w, 2) })
+	inRun("Future not joined in a stolen task", "not joined", func(w *Worker) {
+		Join(w, noop, func(w *Worker) { square.Fork(w, 2) })
+	})
+
+	// A *Worker kept after its Run returned.
+	var kept *Worker
+	var keptFuture Future[int, int]
+	Run(p, func(w *Worker) {
+		kept = w
+		keptFuture = square.Fork(w, 4)
+		keptFuture.Join(w)
+	})
+	const stale = "outside the task"
+	mustPanic(t, "Fork.Join with a stale Worker", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
+	mustPanic(t, "Fork.Join with a stale Worker, again", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
+	mustPanic(t, "Fork.Fork with a stale Worker", stale, func() { square.Fork(kept, 1) })
+	mustPanic(t, "Future.Join with a stale Worker", stale, func() { keptFuture.Join(kept) })
+	mustPanic(t, "Join with a stale Worker", stale, func() { Join(kept, noop, noop) })
+	mustPanic(t, "For with a stale Worker", stale, func() { For(kept, 1, 1, func(*Worker, int, int) {}) })
+	mustPanic(t, "Reduce with a stale Worker", stale, func() {
+		Reduce(kept, 1, 1, func(*Worker, int, int) int { return 0 }, func(a, b int) int { return a })
+	})
+	var task Task
+	task.Init(func(*Worker, *Task) {})
+	mustPanic(t, "Push with a stale Worker", stale, func() { kept.Push(&task) })
+	mustPanic(t, "Wait with a stale Worker", stale, func() { kept.Wait(new(Completion)) })
+	if kept.Cancelled() {
+		t.Errorf("a stale Worker reports its finished run as cancelled")
+	}
+	// The misuse left the pool sound (and, under -race, race-free).
+	for i := 0; i < 100; i++ {
+		if err := checkSum(p, smallTree, smallSum); err != nil {
+			t.Fatalf("after the misuse: %v", err)
+		}
+	}
+
+	p.Close()
+	mustPanic(t, "Run on a closed pool", "closed pool", func() { Run(p, noop) })
+	mustPanic(t, "RunCtx on a closed pool", "closed pool", func() {
+		_ = RunCtx(context.Background(), p, func(*Worker) error { return nil })
+	})
+}
+
+// TestPushWait: intrusive Tasks pushed and waited for, at every
+// parallelism including 1, where the pusher must run them itself.
+func TestPushWait(t *testing.T) {
+	leakcheck.Check(t)
+	type job struct {
+		task Task
+		in   int
+		out  *int
+		done *Completion
+		left *atomic.Int32
+	}
+	for _, par := range []int{1, 2, 4} {
+		p := pool.New(par)
+		for round := 0; round < 50; round++ {
+			const n = 100
+			out := make([]int, n)
+			jobs := make([]job, n)
+			var done Completion
+			var left atomic.Int32
+			left.Store(n)
+			Run(p, func(w *Worker) {
+				for i := range jobs {
+					j := &jobs[i]
+					j.in, j.out, j.done, j.left = i, &out[i], &done, &left
+					j.task.Init(func(w *Worker, t *Task) {
+						*j.out = fibFork.Call(w, j.in%15)
+						if j.left.Add(-1) == 0 {
+							j.done.Complete()
+						}
+					})
+					w.Push(&j.task)
+				}
+				w.Wait(&done)
+			})
+			for i := range out {
+				if out[i] != seqFib(i%15) {
+					t.Fatalf("parallelism %d: task %d gave %d", par, i, out[i])
+				}
+			}
+		}
+		p.Close()
+	}
+}
+
+// TestCompletionWaiters: several participants wait for one Completion; the
+// one that Complete wakes need not be the one it was registered last.
+// (Regression: a waiter parked before another one registered slept on.)
+func TestCompletionWaiters(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(1)
+	defer p.Close()
+	for round := 0; round < 3; round++ {
+		var c Completion
+		done := make(chan struct{}, 2)
+		go Run(p, func(w *Worker) { w.Wait(&c); done <- struct{}{} })
+		time.Sleep(20 * time.Millisecond) // the first waiter parks
+		started := make(chan struct{})
+		go Run(p, func(w *Worker) { close(started); w.Wait(&c); done <- struct{}{} })
+		<-started
+		c.Complete() // the second may still be spinning
+		for i := 0; i < 2; i++ {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: a waiter never returned from Wait", round)
+			}
+		}
+		if !c.Done() {
+			t.Fatal("Done is false after Complete")
+		}
+		c.Reset()
+		if c.Done() {
+			t.Fatal("Done is true after Reset")
+		}
+	}
+}
+
+// TestIdle: once the runs are over, the workers park and stay parked: the
+// pool's park and wake-up counts stop changing and no worker is left in
+// the scheduler, searching.
+func TestIdle(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(4)
+	defer p.Close()
+	for i := 0; i < 50; i++ {
+		if err := checkSum(p, smallTree, smallSum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := schedulerOf(p)
+	settled := func() (pool.Stats, bool) {
+		a := p.Stats()
+		time.Sleep(20 * time.Millisecond)
+		b := p.Stats()
+		return b, a.Parks == b.Parks && a.Wakeups == b.Wakeups && active(s.state.Load()) == 0
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var before pool.Stats
+	for {
+		var ok bool
+		if before, ok = settled(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool did not settle within 10 s: state %#x, stats %+v", s.state.Load(), before)
+		}
+	}
+	cpu0 := processCPU()
+	time.Sleep(300 * time.Millisecond)
+	cpu := processCPU()
+	if cpu0 >= 0 {
+		cpu -= cpu0
+	}
+	after := p.Stats()
+	if after.Parks != before.Parks || after.Wakeups != before.Wakeups {
+		t.Errorf("an idle pool keeps waking up: parks %d → %d, wake-ups %d → %d", before.Parks, after.Parks, before.Wakeups, after.Wakeups)
+	}
+	if st := s.state.Load(); active(st) != 0 || searching(st) != 0 {
+		t.Errorf("an idle pool has workers in the scheduler: active %d, searching %d", active(st), searching(st))
+	}
+	if cpu >= 0 && cpu > 100*time.Millisecond {
+		t.Errorf("the process used %v of CPU in 300 ms of idleness", cpu)
+	}
+	t.Logf("idle for 300 ms: %v CPU; %d workers started, %d parks", cpu, after.WorkersStarted, after.Parks)
+}
+
+// TestStats: a run at parallelism 2 on a big tree moves work.
+func TestStats(t *testing.T) {
+	leakcheck.Check(t)
+	var c int64
+	root := buildTree(bigDepth, &c)
+	want := seqSum(root)
+	p := pool.New(2)
+	defer p.Close()
+	var st pool.Stats
+	for i := 0; i < 50; i++ {
+		if err := checkSum(p, root, want); err != nil {
+			t.Fatal(err)
+		}
+		if st = p.Stats(); st.Steals > 0 && i >= 2 {
+			break
+		}
+	}
+	if st.Steals == 0 || st.Tasks == 0 {
+		t.Fatalf("no work moved: %+v", st)
+	}
+	if st.StealAttempts < st.Steals || st.Tasks < st.Steals {
+		t.Errorf("inconsistent counters: %d tasks, %d steal attempts, %d steals", st.Tasks, st.StealAttempts, st.Steals)
+	}
+	var tasks, steals int64
+	for _, ws := range st.Workers {
+		tasks += ws.Tasks
+		steals += ws.Steals
+	}
+	tasks += st.Callers.Tasks
+	steals += st.Callers.Steals
+	if tasks != st.Tasks || steals != st.Steals {
+		t.Errorf("per-participant counters (%d tasks, %d steals) do not add up to the totals (%d, %d)", tasks, steals, st.Tasks, st.Steals)
+	}
+	t.Logf("%d runs: %d tasks, %d steal attempts, %d steals", st.Runs, st.Tasks, st.StealAttempts, st.Steals)
+}
+
+// TestForkAllocations: the typed fork allocates nothing in steady state; a
+// whole run of 2^16-1 forks may allocate a few objects for the run itself.
+func TestForkAllocations(t *testing.T) {
+	leakcheck.Check(t)
+	var c int64
+	const depth = 16
+	root := buildTree(depth, &c)
+	want := seqSum(root)
+	forks := 1<<depth - 1
+	for _, par := range []int{1, 2} {
+		p := pool.New(par)
+		var got int64
+		run := func() { Run(p, func(w *Worker) { got = sumFork.Call(w, root) }) }
+		for i := 0; i < 10; i++ { // warm: slabs, stacks, deques grown
+			run()
+		}
+		allocs := testing.AllocsPerRun(20, run)
+		p.Close()
+		if got != want {
+			t.Fatalf("parallelism %d: sum %d, want %d", par, got, want)
+		}
+		if limit := float64(forks) / 1000; allocs > limit {
+			t.Errorf("parallelism %d: %.1f allocations per run of %d forks, want at most %.0f", par, allocs, forks, limit)
+		}
+		t.Logf("parallelism %d: %.1f allocations per run of %d forks", par, allocs, forks)
+	}
+}
+
+// TestWorkerHandle: what a task learns from its *Worker.
+func TestWorkerHandle(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(3)
+	defer p.Close()
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "v")
+	err := RunCtx(ctx, p, func(w *Worker) error {
+		if w.Parallelism() != 3 {
+			t.Errorf("Parallelism() = %d", w.Parallelism())
+		}
+		if w.Context().Value(key{}) != "v" {
+			t.Errorf("Context() is not the run's context")
+		}
+		if w.Cancelled() {
+			t.Errorf("Cancelled() in a live run")
+		}
+		var seen sync.Map
+		For(w, 1000, 1, func(w *Worker, lo, hi int) {
+			if w.Index() < 0 {
+				t.Errorf("Index() = %d", w.Index())
+			}
+			seen.Store(w.Index(), true)
+			if w.Context().Value(key{}) != "v" {
+				t.Errorf("a stolen task sees another context")
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Run(p, func(w *Worker) {
+		if w.Context() != context.Background() {
+			t.Errorf("Run's context is not context.Background()")
+		}
+	})
+}

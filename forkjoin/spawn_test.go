@@ -1,0 +1,327 @@
+package forkjoin_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+func TestSpawnResultsPanicsAndDone(t *testing.T) {
+	leakcheck.Check(t)
+	for _, n := range []int{1, 2, 4} {
+		pool.With(n, func(p *pool.Pool) {
+			var hs []*forkjoin.Handle[int]
+			for i := 0; i < 200; i++ {
+				i := i
+				hs = append(hs, forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+					if i%50 == 7 {
+						panic(i)
+					}
+					if i%50 == 9 {
+						return 0, errors.New("nine")
+					}
+					return i * i, nil
+				}))
+			}
+			for i, h := range hs {
+				v, err := h.Join()
+				<-h.Done() // closed once the task is over
+				switch {
+				case i%50 == 7:
+					var pe *forkjoin.PanicError
+					if !errors.As(err, &pe) || pe.Value != i || len(pe.Stack) == 0 {
+						t.Fatalf("n=%d task %d: err %v, want its panic", n, i, err)
+					}
+				case i%50 == 9:
+					if err == nil || err.Error() != "nine" {
+						t.Fatalf("n=%d task %d: err %v", n, i, err)
+					}
+				default:
+					if err != nil || v != i*i {
+						t.Fatalf("n=%d task %d: %d, %v", n, i, v, err)
+					}
+				}
+			}
+			st := p.Stats()
+			if st.Submitted != 200 || st.Completed+st.Panicked != 200 || st.Panicked != 4 {
+				t.Fatalf("n=%d stats: %+v", n, st)
+			}
+		})
+	}
+}
+
+// With every worker start failing, spawned tasks still run: the goroutine
+// that joins (or closes the pool) runs them.
+func TestSpawnWithoutWorkers(t *testing.T) {
+	leakcheck.Check(t)
+	fail := pool.WithSpawn(func(func()) error { return errors.New("no threads today") })
+	pool.With(4, func(p *pool.Pool) {
+		h := forkjoin.Spawn(p, func(w *forkjoin.Worker) (string, error) { return "ran", nil })
+		if v, err := h.Join(); v != "ran" || err != nil {
+			t.Fatalf("Join: %q, %v", v, err)
+		}
+		var ran atomic.Int64
+		for i := 0; i < 100; i++ {
+			forkjoin.Spawn(p, func(w *forkjoin.Worker) (struct{}, error) { ran.Add(1); return struct{}{}, nil })
+		}
+		p.Close() // drains by itself
+		if ran.Load() != 100 {
+			t.Fatalf("Close drained %d of 100 tasks", ran.Load())
+		}
+	}, fail)
+}
+
+func TestCloseDrainsTasksSpawningTasks(t *testing.T) {
+	leakcheck.Check(t)
+	var ran atomic.Int64
+	p := pool.New(3)
+	var spawn func(depth int)
+	spawn = func(depth int) {
+		forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+			ran.Add(1)
+			if depth > 0 {
+				spawn(depth - 1)
+				spawn(depth - 1)
+			}
+			return 0, nil
+		})
+	}
+	spawn(9) // 2^10 - 1 tasks
+	p.Close()
+	if ran.Load() != 1<<10-1 {
+		t.Fatalf("ran %d tasks, want %d", ran.Load(), 1<<10-1)
+	}
+}
+
+func TestScopeStructured(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(4, func(p *pool.Pool) {
+		var ran atomic.Int64
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+				var grow func(w *forkjoin.Worker, d int)
+				grow = func(w *forkjoin.Worker, d int) {
+					ran.Add(1)
+					if d > 0 {
+						s.Spawn(w, func(w *forkjoin.Worker) { grow(w, d-1) })
+						s.Spawn(w, func(w *forkjoin.Worker) { grow(w, d-1) })
+					}
+				}
+				s.Spawn(w, func(w *forkjoin.Worker) { grow(w, 10) })
+			})
+			if ran.Load() != 1<<11-1 { // Scope returned: all of them are done
+				t.Errorf("Scope returned after %d of %d tasks", ran.Load(), 1<<11-1)
+			}
+		})
+		// A panic in a scope task: the others are finished or skipped, and
+		// Scope re-panics with it.
+		func() {
+			defer func() {
+				var pe *forkjoin.PanicError
+				err, _ := recover().(error)
+				if !errors.As(err, &pe) || pe.Value != "scope boom" {
+					t.Errorf("recovered %v", err)
+				}
+			}()
+			forkjoin.Run(p, func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for i := 0; i < 50; i++ {
+						i := i
+						s.Spawn(w, func(*forkjoin.Worker) {
+							if i == 25 {
+								panic("scope boom")
+							}
+						})
+					}
+				})
+			})
+		}()
+	})
+}
+
+// Priority order: tasks queued while nobody runs them start in priority
+// order (High, Normal, Background) when a single participant takes them.
+func TestPriorityOrder(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		prios := rapid.SliceOfN(rapid.IntRange(0, 2), 1, 300).Draw(rt, "priorities")
+		var mu sync.Mutex
+		var order []forkjoin.Priority
+		p := pool.New(1) // only the goroutine that joins: nothing runs until then
+		var last *forkjoin.Handle[int]
+		for _, pr := range prios {
+			pr := forkjoin.Priority(pr)
+			last = forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+				mu.Lock()
+				order = append(order, pr)
+				mu.Unlock()
+				return 0, nil
+			}, forkjoin.WithPriority(pr))
+		}
+		p.Close() // runs them all on this goroutine
+		_ = last
+		if len(order) != len(prios) {
+			rt.Fatalf("ran %d of %d", len(order), len(prios))
+		}
+		for i := 1; i < len(order); i++ {
+			if order[i] < order[i-1] {
+				rt.Fatalf("task %d (%v) started after a %v task while it was waiting: %v", i, order[i], order[i-1], order)
+			}
+		}
+	})
+}
+
+func TestSpawnCancellation(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		h := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) { return 1, nil }, forkjoin.WithContext(ctx))
+		if _, err := h.Join(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled before start: %v", err)
+		}
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		h2 := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+			close(started)
+			<-w.Context().Done() // a running task sees its context
+			return 2, w.Context().Err()
+		}, forkjoin.WithContext(ctx2))
+		<-started
+		cancel2()
+		if _, err := h2.Join(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled while running: %v", err)
+		}
+		// Wait with a context that ends first returns its error.
+		block := make(chan struct{})
+		h3 := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) { <-block; return 3, nil })
+		wctx, wcancel := context.WithCancel(context.Background())
+		wcancel()
+		if _, err := h3.Wait(wctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait with a done context: %v", err)
+		}
+		close(block)
+		if v, err := h3.Join(); v != 3 || err != nil {
+			t.Fatalf("Join after Wait: %d, %v", v, err)
+		}
+	})
+}
+
+// Random DAGs: every node runs once, after its dependencies, and sees
+// their results; a failing node fails its dependents and nothing else.
+func TestGraphRandom(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(4)
+	defer p.Close()
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 60).Draw(rt, "nodes")
+		failAt := rapid.IntRange(-1, n-1).Draw(rt, "fail")
+		rng := rand.New(rand.NewPCG(uint64(n), uint64(failAt+7)))
+		g := forkjoin.NewGraph()
+		nodes := make([]*forkjoin.GraphNode[int], n)
+		deps := make([][]int, n)
+		runs := make([]atomic.Int32, n)
+		for i := 0; i < n; i++ {
+			var ds []forkjoin.Dep
+			for j := 0; j < i; j++ {
+				if rng.IntN(4) == 0 {
+					deps[i] = append(deps[i], j)
+					ds = append(ds, nodes[j])
+				}
+			}
+			i := i
+			nodes[i] = forkjoin.AddNode(g, func(w *forkjoin.Worker) (int, error) {
+				runs[i].Add(1)
+				if i == failAt {
+					return 0, errors.New("planned failure")
+				}
+				v := 1
+				for _, j := range deps[i] {
+					v += nodes[j].Value()
+				}
+				return v, nil
+			}, ds, forkjoin.WithPriority(forkjoin.Priority(i%3)))
+		}
+		err := g.Run(p)
+		// Sequential reference: value, and whether a (transitive)
+		// dependency failed.
+		want := make([]int, n)
+		failed := make([]bool, n)
+		for i := 0; i < n; i++ {
+			want[i] = 1
+			for _, j := range deps[i] {
+				failed[i] = failed[i] || failed[j]
+				want[i] += want[j]
+			}
+			if i == failAt {
+				failed[i] = true
+			}
+		}
+		if (failAt >= 0) != (err != nil) {
+			rt.Fatalf("Run: %v with failAt %d", err, failAt)
+		}
+		for i := 0; i < n; i++ {
+			upstream := failed[i] && i != failAt
+			if upstream {
+				var de *forkjoin.DependencyError
+				if runs[i].Load() != 0 || !errors.As(nodes[i].Err(), &de) {
+					rt.Fatalf("node %d after a failed dependency: ran %d, err %v", i, runs[i].Load(), nodes[i].Err())
+				}
+				continue
+			}
+			if runs[i].Load() != 1 {
+				rt.Fatalf("node %d ran %d times", i, runs[i].Load())
+			}
+			if i != failAt && (nodes[i].Err() != nil || nodes[i].Value() != want[i]) {
+				rt.Fatalf("node %d: %d, %v; want %d", i, nodes[i].Value(), nodes[i].Err(), want[i])
+			}
+		}
+	})
+}
+
+type counted struct {
+	task forkjoin.Task
+	n    *atomic.Int64
+}
+
+func TestSubmitBatch(t *testing.T) {
+	leakcheck.Check(t)
+	var ran atomic.Int64
+	p := pool.New(3)
+	tasks := make([]counted, 1000)
+	var b forkjoin.Batch
+	for i := range tasks {
+		c := &tasks[i]
+		c.n = &ran
+		c.task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
+			c.n.Add(1)
+		})
+		b.Push(&c.task)
+	}
+	if b.Len() != 1000 {
+		t.Fatalf("Len %d", b.Len())
+	}
+	forkjoin.SubmitBatch(p, &b, forkjoin.Background)
+	var bad forkjoin.Task
+	bad.Init(func(*forkjoin.Worker, *forkjoin.Task) { panic("intrusive") })
+	forkjoin.Submit(p, &bad, forkjoin.High)
+	p.Close()
+	if ran.Load() != 1000 {
+		t.Fatalf("ran %d of 1000", ran.Load())
+	}
+	if pe := bad.Panic(); pe == nil || pe.Value != "intrusive" {
+		t.Fatalf("Task.Panic = %v", pe)
+	}
+	if st := p.Stats(); st.ByPriority[forkjoin.Background].Completed != 1000 || st.ByPriority[forkjoin.High].Panicked != 1 {
+		t.Fatalf("stats %+v", st.ByPriority)
+	}
+}

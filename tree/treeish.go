@@ -1,0 +1,49 @@
+package tree
+
+import "iter"
+
+// Treeish yields the children of node n, in order, to yield. It stops as
+// soon as yield returns false. Yielding no child makes n a leaf.
+//
+// A Treeish must yield the same children, in the same order, each time it
+// is called for the same node while a walk or fold is running; the parallel
+// executors rely on it. It may be called from several goroutines at once.
+type Treeish[N any] func(n N, yield func(child N) bool)
+
+// FromSlice makes a Treeish from a function returning the children of a
+// node as a slice. The slice is read, never modified or kept.
+func FromSlice[N any](children func(n N) []N) Treeish[N] {
+	return func(n N, yield func(N) bool) {
+		for _, c := range children(n) {
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// FromSeq makes a Treeish from a function returning the children of a node
+// as an iterator. The iterator is run once per call, and stopped when the
+// caller wants no more children, so children can be produced lazily.
+func FromSeq[N any](children func(n N) iter.Seq[N]) Treeish[N] {
+	return func(n N, yield func(N) bool) {
+		if seq := children(n); seq != nil {
+			seq(yield)
+		}
+	}
+}
+
+// AppendChildren appends the children of n to buf and returns the extended
+// slice, like append.
+func AppendChildren[N any](buf []N, g Treeish[N], n N) []N {
+	g(n, func(c N) bool {
+		buf = append(buf, c)
+		return true
+	})
+	return buf
+}
+
+// Children returns the children of n as an iterator, for range loops.
+func (g Treeish[N]) Children(n N) iter.Seq[N] {
+	return func(yield func(N) bool) { g(n, yield) }
+}

@@ -1,0 +1,127 @@
+package tree
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// The parallel walks run on the same engine as fold.Run (internal/walk):
+// an explicit stack per participant (no recursion, so depth is limited only
+// by memory), unvisited children handed to other participants when they
+// ask for work.
+
+// Walk calls visit once for every node of the tree below root (root
+// included), in parallel on p. Calls for different nodes may run at the
+// same time and in any order; a node is visited before its children. A
+// panic in visit or g cancels the walk and is re-raised as a
+// *forkjoin.PanicError.
+func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
+	if g == nil || visit == nil {
+		panic("tree: Walk with a nil children function or visit")
+	}
+	ops := &walk.Ops[N, struct{}, struct{}]{
+		Init:       func(n N) struct{} { visit(n); return struct{}{} },
+		Accumulate: func(*struct{}, struct{}) {},
+		Finalize:   func(*struct{}) struct{} { return struct{}{} },
+		Children:   g,
+	}
+	forkjoin.Run(p, func(w *forkjoin.Worker) { walk.Run(w, ops, root) })
+}
+
+// WalkCtx is Walk with a context and a fallible visit: the first error
+// visit returns, or ctx's error once ctx is done, stops the walk (no new
+// node is visited; visits already running finish) and is returned.
+func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, visit func(N) error) error {
+	if g == nil || visit == nil {
+		return errors.New("tree: WalkCtx with a nil children function or visit")
+	}
+	ops := &walk.Ops[N, struct{}, struct{}]{
+		Init: func(n N) struct{} {
+			if err := visit(n); err != nil {
+				panic(stopWalk{err})
+			}
+			return struct{}{}
+		},
+		Accumulate: func(*struct{}, struct{}) {},
+		Finalize:   func(*struct{}) struct{} { return struct{}{} },
+		Children:   g,
+	}
+	return unwrapStop(forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+		walk.Run(w, ops, root)
+		return nil
+	}))
+}
+
+// stopWalk carries an error out of a callback: the callback panics with
+// it, the core records the panic as the run's failure and cancels the run,
+// and unwrapStop turns it back into the error.
+type stopWalk struct{ err error }
+
+func unwrapStop(err error) error {
+	var pe *forkjoin.PanicError
+	if errors.As(err, &pe) {
+		if s, ok := pe.Value.(stopWalk); ok {
+			return s.err
+		}
+	}
+	return err
+}
+
+// Count returns the number of nodes of the tree below root (root
+// included), counted in parallel on p.
+func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
+	if g == nil {
+		panic("tree: Count with a nil children function")
+	}
+	ops := &walk.Ops[N, int, int]{
+		Init:       func(N) int { return 1 },
+		Accumulate: func(h *int, c int) { *h += c },
+		Finalize:   func(h *int) int { return *h },
+		Children:   g,
+	}
+	var n int
+	forkjoin.Run(p, func(w *forkjoin.Worker) { n = walk.Run(w, ops, root) })
+	return n
+}
+
+// Find searches the tree below root in parallel on p for a node for which
+// pred returns true, and stops the walk as soon as one is found. With
+// several matching nodes, which one is returned is not specified. It
+// returns false if no node matches.
+func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool) {
+	if g == nil || pred == nil {
+		panic("tree: Find with a nil children function or predicate")
+	}
+	var (
+		found  atomic.Bool
+		result N
+	)
+	ops := &walk.Ops[N, struct{}, struct{}]{
+		Init: func(n N) struct{} {
+			if pred(n) && found.CompareAndSwap(false, true) {
+				result = n
+				panic(stopWalk{errFound})
+			}
+			return struct{}{}
+		},
+		Accumulate: func(*struct{}, struct{}) {},
+		Finalize:   func(*struct{}) struct{} { return struct{}{} },
+		Children:   g,
+	}
+	err := unwrapStop(forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+		walk.Run(w, ops, root)
+		return nil
+	}))
+	if err != nil && !errors.Is(err, errFound) {
+		panic(err)
+	}
+	return result, found.Load()
+}
+
+// errFound stops a Find's walk once a match is found.
+var errFound = errors.New("tree: found")
