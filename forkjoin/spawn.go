@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -54,7 +55,11 @@ func execSpawn(w *Worker, h *task) {
 			defer stop()
 		}
 	}
-	st.start = time.Now()
+	// Task time feeds the injector interval; sampling one task in 16 keeps
+	// two clock reads off most tasks.
+	if w.timeTick++; w.timeTick%16 == 0 {
+		st.start = time.Now()
+	}
 	st.body.run(w)
 }
 
@@ -65,13 +70,13 @@ func afterSpawn(w *Worker, h *task) {
 	s := st.rs.sched
 	if !st.start.IsZero() {
 		w.noteTaskTime(time.Since(st.start))
+		st.start = time.Time{}
 	}
 	err := st.rs.err()
-	var pe *PanicError
 	switch {
 	case err == nil:
 		s.spawned.completed[st.prio].Add(1)
-	case errors.As(err, &pe):
+	case dispatch.IsPanic(err):
 		s.spawned.panicked[st.prio].Add(1)
 	default:
 		s.spawned.cancelled[st.prio].Add(1)
@@ -91,7 +96,7 @@ func (s *scheduler) submit(w *Worker, st *spawnTask) {
 		s.inj.push(st.prio, &st.hdr)
 	}
 	s.wakeCheck()
-	if s.maxWorkers == 0 || s.pool.Stats().WorkersAlive == 0 {
+	if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 {
 		s.helpWanted.Store(true)
 	}
 }
@@ -128,6 +133,15 @@ func WithContext(ctx context.Context) SpawnOption {
 }
 
 func spawnOptions(opts []SpawnOption) spawnConfig {
+	if len(opts) == 0 {
+		return spawnConfig{prio: Normal}
+	}
+	return spawnOptionsSlow(opts)
+}
+
+// spawnOptionsSlow applies options; c escapes to them, so it is kept off
+// the common path.
+func spawnOptionsSlow(opts []SpawnOption) spawnConfig {
 	c := spawnConfig{prio: Normal}
 	for _, o := range opts {
 		if o != nil {
@@ -274,12 +288,16 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 
 func (sp *Spawner) finishOne(err error) {
 	if err != nil {
-		sp.failure.CompareAndSwap(nil, &err)
-		sp.failed.Store(true)
+		sp.recordFailure(err)
 	}
 	if sp.pending.Add(-1) == 0 {
 		sp.done.Complete()
 	}
+}
+
+func (sp *Spawner) recordFailure(err error) {
+	sp.failure.CompareAndSwap(nil, &err)
+	sp.failed.Store(true)
 }
 
 type scopeTask struct {
@@ -300,9 +318,15 @@ func (t *scopeTask) over(_ *Worker, err error) {
 	if errors.Is(err, ErrAborted) {
 		err = nil // skipped because of an earlier failure, which is on record
 	}
-	t.fn = nil
-	t.sp.finishOne(err)
+	sp := t.sp
+	*t = scopeTask{}
+	scopeTasks.Put(t) // nothing touches t after over returns
+	sp.finishOne(err)
 }
+
+// scopeTasks recycles scope tasks: spawning in a scope allocates nothing
+// in steady state but the caller's closure.
+var scopeTasks = sync.Pool{New: func() any { return new(scopeTask) }}
 
 // Spawn queues fn as a task of the scope on w, the Worker of the calling
 // task (fn of Scope, or a task of the scope), from where other participants
@@ -317,7 +341,8 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if c.ctx != nil {
 		ctx = c.ctx
 	}
-	t := &scopeTask{sp: sp, fn: fn}
+	t := scopeTasks.Get().(*scopeTask)
+	t.sp, t.fn = sp, fn
 	t.st.init(sp.sched, c.prio, ctx, t)
 	sp.pending.Add(1)
 	sp.sched.submit(w, &t.st)
@@ -383,7 +408,7 @@ func SubmitBatch(p *pool.Pool, b *Batch, prio Priority) {
 	s.inj.mu.Unlock()
 	b.head, b.tail, b.n = nil, nil, 0
 	s.wakeCheck()
-	if s.maxWorkers == 0 || s.pool.Stats().WorkersAlive == 0 {
+	if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 {
 		s.helpWanted.Store(true)
 	}
 }
@@ -419,7 +444,7 @@ func (s *scheduler) drain() {
 		if s.pending.Load() == 0 {
 			return
 		}
-		if s.maxWorkers == 0 || s.pool.Stats().WorkersAlive == 0 || s.helpWanted.Load() {
+		if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 || s.helpWanted.Load() {
 			// Nobody else may run them: take part until they are done.
 			_ = run(nil, s.pool, func(w *Worker) error {
 				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil)

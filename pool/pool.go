@@ -322,6 +322,13 @@ func (p *Pool) Attach(key any, create func(p *Pool) Attachment) Attachment {
 	return v
 }
 
+// WorkersAlive reports how many background workers are running now (a
+// snapshot: workers start lazily and stop only at Close).
+func (p *Pool) WorkersAlive() int {
+	p.check()
+	return int(p.alive.Load())
+}
+
 // Closed reports whether Close has begun.
 func (p *Pool) Closed() bool {
 	p.check()

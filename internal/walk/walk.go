@@ -84,8 +84,8 @@ type pub[N, H, R any] struct {
 
 type frame[N, H, R any] struct {
 	h      H
-	base   int // start of this frame's children in the buffer
-	lo, hi int // unvisited own children: kids[lo:hi]
+	base   int           // start of this frame's children in the buffer
+	lo, hi int           // unvisited own children: kids[lo:hi]
 	pubs   *pub[N, H, R] // published children, in child order
 }
 
@@ -96,6 +96,7 @@ type state[N, H, R any] struct {
 	low    int // frames below low have no unvisited child
 	yield  func(N) bool
 	ticks  uint32
+	leaf   H // the heap of the leaf being finalised
 }
 
 // ctxEvery is how many nodes a walk visits between two looks at its run's
@@ -119,7 +120,10 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 			panic(v)
 		}
 	}()
-	st.enter(root)
+	if r, leaf := st.enter(root); leaf {
+		ok = true
+		return r
+	}
 	for {
 		if w.WorkRequested() {
 			st.offer(w)
@@ -133,13 +137,18 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 		if top.lo < top.hi {
 			c := st.kids[top.lo]
 			top.lo++
-			st.enter(c)
+			if r, leaf := st.enter(c); leaf {
+				ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
+			}
 			continue
 		}
 		if p := top.pubs; p != nil {
 			top.pubs = p.next
 			if p.claim.CompareAndSwap(false, true) {
-				st.enter(p.node) // nobody took it: an own child after all
+				// Nobody took it: an own child after all.
+				if r, leaf := st.enter(p.node); leaf {
+					ops.Accumulate(&top.h, r)
+				}
 				continue
 			}
 			w.Wait(&p.done)
@@ -166,12 +175,23 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 }
 
 // enter starts node n: Init, then its children into the buffer, then a
-// frame on top.
-func (st *state[N, H, R]) enter(n N) {
+// frame on top. A leaf gets no frame: it is finalised at once and its
+// result returned with leaf true, for the caller to accumulate.
+func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
 	h := st.ops.Init(n)
 	base := len(st.kids)
 	st.ops.Children(n, st.yield)
+	if len(st.kids) == base {
+		// The heap goes through a field of st: the address of a local
+		// passed to Finalize would move every leaf's heap to the heap.
+		var zero H
+		st.leaf = h
+		r = st.ops.Finalize(&st.leaf)
+		st.leaf = zero
+		return r, true
+	}
 	st.frames = append(st.frames, frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids)})
+	return r, false
 }
 
 // offer publishes the last unvisited child of the oldest frame that has

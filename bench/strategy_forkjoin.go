@@ -1,0 +1,226 @@
+package main
+
+// forkjoin's own strategies. Each Open starts a pool.Pool of parallelism
+// env.P for the workload (outside the timing) and closes it afterwards.
+//
+//   - forkjoin-fork: the typed fork (forkjoin.Fork), allocation-free;
+//     batches of tasks with forkjoin.For.
+//   - forkjoin-join: forkjoin.Join with closures (allocates per fork).
+//   - forkjoin-fold: fold.Run over the implicit tree of a FoldProblem.
+//   - forkjoin-task: the task runtime: a Scope's spawned tasks for batches
+//     and the spawn test, a forkjoin.Graph for the dependency graph.
+
+import (
+	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
+
+func openPool(p int) (any, func()) {
+	pl := pool.New(p)
+	return pl, pl.Close
+}
+
+func poolOf(env *Env) *pool.Pool { return env.State.(*pool.Pool) }
+
+var (
+	fjTreeSum *forkjoin.Fork[*Node, int64]
+	fjFib     *forkjoin.Fork[int, int64]
+	fjSort    *forkjoin.Fork[sortArg, struct{}]
+)
+
+type sortArg struct{ a, buf []int64 }
+
+// sortLeaf is the size below which merge sort sorts sequentially.
+const sortLeaf = 2048
+
+func init() {
+	fjTreeSum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
+		if n == nil {
+			return 0
+		}
+		l, r := fjTreeSum.Join(w, n.Left, n.Right)
+		return n.Value + l + r
+	})
+	fjFib = forkjoin.NewFork(func(w *forkjoin.Worker, n int) int64 {
+		if n < 2 {
+			return int64(n)
+		}
+		a, b := fjFib.Join(w, n-1, n-2)
+		return a + b
+	})
+	fjSort = forkjoin.NewFork(func(w *forkjoin.Worker, s sortArg) struct{} {
+		if len(s.a) <= sortLeaf {
+			mergeSortSeq(s.a, s.buf)
+			return struct{}{}
+		}
+		mid := len(s.a) / 2
+		fjSort.Join(w, sortArg{s.a[:mid], s.buf[:mid]}, sortArg{s.a[mid:], s.buf[mid:]})
+		mergeHalves(s.a, mid, s.buf)
+		return struct{}{}
+	})
+
+	register(&Strategy{
+		Name:   "forkjoin-fork",
+		Family: "forkjoin",
+		Desc:   "forkjoin's typed fork (Fork.Join): no allocation per fork; For for task batches",
+		Open:   openPool,
+		TreeSum: func(env *Env, root *Node) int64 {
+			var s int64
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { s = fjTreeSum.Call(w, root) })
+			return s
+		},
+		Fib: func(env *Env, n int) int64 {
+			var s int64
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { s = fjFib.Call(w, n) })
+			return s
+		},
+		Sort: func(env *Env, a []int64) {
+			buf := make([]int64, len(a))
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { fjSort.Call(w, sortArg{a, buf}) })
+		},
+		Tasks: func(env *Env, ts *TaskSet) uint64 { return fjTasks(poolOf(env), ts) },
+		Graph: func(env *Env, g *GraphProblem) uint64 {
+			return graphVia(g, func(ts *TaskSet) uint64 { return fjTasks(poolOf(env), ts) })
+		},
+	})
+
+	register(&Strategy{
+		Name:   "forkjoin-join",
+		Family: "forkjoin",
+		Desc:   "forkjoin.Join with two closures per fork (allocates when they capture)",
+		Open:   openPool,
+		TreeSum: func(env *Env, root *Node) int64 {
+			var s int64
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { s = joinTreeSum(w, root) })
+			return s
+		},
+		Fib: func(env *Env, n int) int64 {
+			var s int64
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { s = joinFib(w, n) })
+			return s
+		},
+	})
+
+	register(&Strategy{
+		Name:   "forkjoin-fold",
+		Family: "forkjoin",
+		Desc:   "fold.Run: init/accumulate/finalize over a children function, children handed out on demand",
+		Open:   openPool,
+		Fold: func(env *Env, p *FoldProblem) uint64 {
+			f := fold.New(p.Init,
+				func(h *uint64, c uint64) { *h = p.Accumulate(*h, c) },
+				func(h *uint64) uint64 { return p.Finalize(*h) })
+			g := tree.Treeish[int](func(n int, yield func(int) bool) {
+				first, count := p.Children(n)
+				for c := first; c < first+count; c++ {
+					if !yield(c) {
+						return
+					}
+				}
+			})
+			return fold.Run(poolOf(env), f, g, 0)
+		},
+	})
+}
+
+func init() {
+	register(&Strategy{
+		Name:   "forkjoin-task",
+		Family: "forkjoin",
+		Desc:   "forkjoin's task runtime: Scope/Spawner tasks, forkjoin.Graph for dependencies",
+		Open:   openPool,
+		Tasks: func(env *Env, ts *TaskSet) uint64 {
+			res := make([]uint64, ts.Count)
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for i := 0; i < ts.Count; i++ {
+						i := i
+						s.Spawn(w, func(*forkjoin.Worker) { res[i] = ts.Run(i) })
+					}
+				})
+			})
+			return ts.Combine(res)
+		},
+		Graph: func(env *Env, gp *GraphProblem) uint64 {
+			g := forkjoin.NewGraph()
+			root := forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) { return gp.Root(), nil }, nil)
+			fan := gp.FanOutTasks(0) // only for Count and Iters; the seed comes from root
+			mids := make([]forkjoin.Dep, fan.Count)
+			midNodes := make([]*forkjoin.GraphNode[uint64], fan.Count)
+			for i := range mids {
+				i := i
+				midNodes[i] = forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) {
+					return gp.FanOutTasks(root.Value()).Run(i), nil
+				}, []forkjoin.Dep{root})
+				mids[i] = midNodes[i]
+			}
+			join := forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) {
+				ts := gp.FanOutTasks(root.Value())
+				res := make([]uint64, len(midNodes))
+				for i, m := range midNodes {
+					res[i] = m.Value()
+				}
+				return gp.Join(ts.Combine(res)), nil
+			}, mids)
+			if err := g.Run(poolOf(env)); err != nil {
+				panic(err)
+			}
+			return join.Value()
+		},
+		Spawn: func(env *Env, sp *SpawnProblem) uint64 {
+			cs, fs := sp.spawnCounters()
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for i := 0; i < sp.Spawners; i++ {
+						f := fs[i]
+						s.Spawn(w, func(w *forkjoin.Worker) {
+							body := func(*forkjoin.Worker) { f() }
+							for t := 0; t < sp.Tasks; t++ {
+								s.Spawn(w, body)
+							}
+						})
+					}
+				})
+			})
+			return spawnTotal(cs)
+		},
+	})
+}
+
+func joinTreeSum(w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	var l, r int64
+	forkjoin.Join(w,
+		func(w *forkjoin.Worker) { l = joinTreeSum(w, n.Left) },
+		func(w *forkjoin.Worker) { r = joinTreeSum(w, n.Right) })
+	return n.Value + l + r
+}
+
+func joinFib(w *forkjoin.Worker, n int) int64 {
+	if n < 2 {
+		return int64(n)
+	}
+	var a, b int64
+	forkjoin.Join(w,
+		func(w *forkjoin.Worker) { a = joinFib(w, n-1) },
+		func(w *forkjoin.Worker) { b = joinFib(w, n-2) })
+	return a + b
+}
+
+// fjTasks runs a batch with forkjoin.For, one task per index, and combines
+// the results in task order.
+func fjTasks(p *pool.Pool, ts *TaskSet) uint64 {
+	res := make([]uint64, ts.Count)
+	forkjoin.Run(p, func(w *forkjoin.Worker) {
+		forkjoin.For(w, ts.Count, 1, func(_ *forkjoin.Worker, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				res[i] = ts.Run(i)
+			}
+		})
+	})
+	return ts.Combine(res)
+}
