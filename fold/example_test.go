@@ -1,11 +1,13 @@
 package fold_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
@@ -305,4 +307,83 @@ func ExampleErrNilFunc() {
 	_, err := fold.SeqDAG(broken, files, root, name)
 	fmt.Println(errors.Is(err, fold.ErrNilFunc), err)
 	// Output: true fold: nil function: Fold.Init
+}
+
+func ExampleRun() {
+	// The same fold as Seq, in parallel, with the same answer; child order
+	// is kept for order-sensitive folds too.
+	render := fold.Fold[*dir, []string, string]{
+		Init:       func(d *dir) []string { return []string{d.name} },
+		Accumulate: func(h *[]string, child string) { *h = append(*h, child) },
+		Finalize: func(h *[]string) string {
+			if len(*h) == 1 {
+				return (*h)[0]
+			}
+			return (*h)[0] + "(" + strings.Join((*h)[1:], " ") + ")"
+		},
+	}
+	pool.With(2, func(p *pool.Pool) {
+		fmt.Println(fold.Run(p, render, files, root))
+	})
+	// Output: /(bin(sh ls) etc(hosts) README)
+}
+
+func ExampleRunCtx() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // already done: the fold does not start
+	pool.With(2, func(p *pool.Pool) {
+		_, err := fold.RunCtx(ctx, p, fold.Count[*dir](), files, root)
+		fmt.Println(err)
+	})
+	// Output: context canceled
+}
+
+func ExampleRunErr() {
+	errEmpty := errors.New("empty file")
+	sizes := fold.NewErr(
+		func(d *dir) (int, error) {
+			if d.files == nil && d.size == 0 {
+				return 0, fmt.Errorf("%s: %w", d.name, errEmpty)
+			}
+			return d.size, nil
+		},
+		func(h *int, c int) error { *h += c; return nil },
+		func(h *int) (int, error) { return *h, nil },
+	)
+	pool.With(2, func(p *pool.Pool) {
+		total, err := fold.RunErr(context.Background(), p, sizes, files, root)
+		fmt.Println(total, err)
+	})
+	// Output: 272 <nil>
+}
+
+func ExampleRunDAG() {
+	// Two parents share one child: with RunDAG its Init runs once.
+	type mod struct {
+		name string
+		deps []*mod
+	}
+	base := &mod{name: "base"}
+	app := &mod{name: "app", deps: []*mod{{name: "http", deps: []*mod{base}}, {name: "db", deps: []*mod{base}}}}
+	inits := 0
+	count := fold.New(
+		func(m *mod) int { inits++; return 1 }, // RunDAG calls Init once per key, never concurrently for one key
+		func(h *int, c int) { *h += c },
+		func(h *int) int { return *h },
+	)
+	g := tree.FromSlice(func(m *mod) []*mod { return m.deps })
+	pool.With(1, func(p *pool.Pool) {
+		n, err := fold.RunDAG(context.Background(), p, count, g, app, func(m *mod) string { return m.name })
+		fmt.Println(n, inits, err)
+	})
+	// Output: 5 4 <nil>
+}
+
+func ExampleFinished_Run() {
+	avg := fold.Finish(fold.Product(fold.Sum(func(d *dir) int { return d.size }), fold.Count[*dir]()),
+		func(r fold.Pair[int, int]) float64 { return float64(r.First) / float64(r.Second) })
+	pool.With(2, func(p *pool.Pool) {
+		fmt.Printf("%.1f\n", avg.Run(p, files, root))
+	})
+	// Output: 38.9
 }

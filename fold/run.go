@@ -108,3 +108,19 @@ type callbackError struct{ err error }
 func opsOf[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *walk.Ops[N, H, R] {
 	return &walk.Ops[N, H, R]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g}
 }
+
+// Run is fold.Run of f.Fold with f.Root applied to the root's result.
+func (f Finished[N, H, R, O]) Run(p *pool.Pool, g tree.Treeish[N], root N) O {
+	return f.Root(Run(p, f.Fold, g, root))
+}
+
+// RunCtx is fold.RunCtx of f.Fold with f.Root applied to the root's
+// result.
+func (f Finished[N, H, R, O]) RunCtx(ctx context.Context, p *pool.Pool, g tree.Treeish[N], root N) (O, error) {
+	r, err := RunCtx(ctx, p, f.Fold, g, root)
+	if err != nil {
+		var zero O
+		return zero, err
+	}
+	return f.Root(r), nil
+}
