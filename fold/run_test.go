@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -20,6 +22,7 @@ import (
 // checked fold sees the contract kept (child order, no concurrent call on
 // a heap, counts).
 func TestRunMatchesSeq(t *testing.T) {
+	leakcheck.Check(t)
 	pools := map[int]*pool.Pool{}
 	defer func() {
 		for _, p := range pools {
@@ -52,6 +55,7 @@ func TestRunMatchesSeq(t *testing.T) {
 }
 
 func TestRunPanicAndReuse(t *testing.T) {
+	leakcheck.Check(t)
 	pool.With(4, func(p *pool.Pool) {
 		g := testtree.Balanced(2000).Example(3)
 		want := fold.Seq(testtree.SumFold(), testtree.Children, g.Root)
@@ -84,6 +88,7 @@ func TestRunPanicAndReuse(t *testing.T) {
 }
 
 func TestRunErrAndCancel(t *testing.T) {
+	leakcheck.Check(t)
 	pool.With(2, func(p *pool.Pool) {
 		g := testtree.Balanced(5000).Example(1)
 		errBad := errors.New("bad node")
@@ -120,6 +125,7 @@ func TestRunErrAndCancel(t *testing.T) {
 }
 
 func TestRunBigShapes(t *testing.T) {
+	leakcheck.Check(t)
 	const deep = 1_000_000
 	chain := &testtree.Node{ID: 0, Value: 1}
 	last := chain
@@ -133,6 +139,10 @@ func TestRunBigShapes(t *testing.T) {
 		wide.Children = append(wide.Children, &testtree.Node{ID: i, Value: 1})
 	}
 	pool.With(2, func(p *pool.Pool) {
+		big := testtree.BigBinary // 10^7 nodes (10^6 under -race)
+		if got := fold.Run(p, fold.Count[int](), testtree.Binary(big), 0); got != big {
+			t.Fatalf("binary: counted %d of %d", got, big)
+		}
 		if got := fold.Run(p, testtree.SumFold(), testtree.Children, chain); got != deep {
 			t.Fatalf("chain: %d", got)
 		}
@@ -159,4 +169,46 @@ func perfect(bf, depth int) *testtree.Graph {
 	}
 	g.Root = build(depth)
 	return g
+}
+
+// TestConcurrentAndNestedRuns: folds from several goroutines at once on one
+// pool, and a fold started from inside a callback of another.
+func TestConcurrentAndNestedRuns(t *testing.T) {
+	leakcheck.Check(t)
+	g := perfect(4, 6) // 5,461 nodes
+	want := fold.Seq(testtree.SumFold(), testtree.Children, g.Root)
+	pool.With(3, func(p *pool.Pool) {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := 0; j < 50; j++ {
+					if got := fold.Run(p, testtree.SumFold(), testtree.Children, g.Root); got != want {
+						errs <- fmt.Errorf("concurrent run: %d, want %d", got, want)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		// Nested: every node's Init runs a small fold of its own subtree.
+		nested := fold.New(
+			func(n *testtree.Node) int64 {
+				return int64(fold.Run(p, fold.Count[*testtree.Node](), testtree.Children, n)) // a fold inside a fold
+			},
+			func(h *int64, c int64) { *h += c },
+			func(h *int64) int64 { return *h },
+		)
+		small := perfect(3, 4)
+		got := fold.Run(p, nested, testtree.Children, small.Root)
+		if seq := fold.Seq(nested, testtree.Children, small.Root); got != seq {
+			t.Fatalf("nested runs: %d, want %d", got, seq)
+		}
+	})
 }
