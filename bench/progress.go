@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// progress keeps one updating status line on stderr: what runs now and how
+// much is left. On a terminal the line is rewritten in place (\r); anywhere
+// else (a log, a test) one line per workload is written instead.
+type progress struct {
+	w           io.Writer
+	tty         bool
+	done, total int
+	start       time.Time
+	last        time.Time
+	width       int
+	lastLabel   string
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) addTotal(n int) { p.total += n }
+func (p *progress) step(n int)     { p.done += n }
+
+// show reports the current step: workload, strategy and phase.
+func (p *progress) show(workload, strategy, phase string) {
+	if p.w == nil {
+		return
+	}
+	line := fmt.Sprintf("[%d/%d] %s · %s", p.done, max(p.total, p.done), workload, strategy)
+	if phase != "" {
+		line += " · " + phase
+	}
+	line += fmt.Sprintf("  (%s)", time.Since(p.start).Round(time.Second))
+	if !p.tty {
+		if workload != p.lastLabel {
+			p.lastLabel = workload
+			fmt.Fprintf(p.w, "[%d/%d] %s\n", p.done, max(p.total, p.done), workload)
+		}
+		return
+	}
+	if time.Since(p.last) < 50*time.Millisecond && workload == p.lastLabel {
+		return
+	}
+	p.last, p.lastLabel = time.Now(), workload
+	pad := ""
+	if n := p.width - len([]rune(line)); n > 0 {
+		pad = strings.Repeat(" ", n)
+	}
+	p.width = len([]rune(line))
+	fmt.Fprintf(p.w, "\r%s%s", line, pad)
+}
+
+// clear erases the status line (before the table is printed under it).
+func (p *progress) clear() {
+	if p.w == nil || !p.tty || p.width == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+	p.width = 0
+}
