@@ -10,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
@@ -211,4 +212,59 @@ func TestConcurrentAndNestedRuns(t *testing.T) {
 			t.Fatalf("nested runs: %d, want %d", got, seq)
 		}
 	})
+}
+
+// TestRunStressFailures mixes wide nodes (range pubs), deep subtrees,
+// panics at random nodes and cancellations at random moments on pools of
+// several sizes; every run must end (no hang), with the panic, the
+// cancellation or the right answer, and leave the pool usable.
+func TestRunStressFailures(t *testing.T) {
+	leakcheck.Check(t)
+	shapes := []*testtree.Graph{perfect(2, 12), perfect(40, 2), perfect(7, 4)}
+	rounds := 150
+	if testtree.Race {
+		rounds = 40
+	}
+	for _, par := range []int{2, 3} {
+		pool.With(par, func(p *pool.Pool) {
+			for i := 0; i < rounds; i++ {
+				g := shapes[i%len(shapes)]
+				want := fold.Seq(testtree.SumFold(), testtree.Children, g.Root)
+				bad := (i*7919 + 13) % len(g.Nodes)
+				ctx, cancel := context.WithCancel(context.Background())
+				var seen atomic.Int64
+				f := testtree.SumFold()
+				init := f.Init
+				f.Init = func(n *testtree.Node) int64 {
+					k := seen.Add(1)
+					switch i % 3 {
+					case 0:
+						if n.ID == bad {
+							panic("stress")
+						}
+					case 1:
+						if k == int64(bad) {
+							cancel()
+						}
+					}
+					return init(n)
+				}
+				got, err := fold.RunCtx(ctx, p, f, testtree.Children, g.Root)
+				cancel()
+				switch {
+				case err == nil:
+					if got != want {
+						t.Fatalf("p=%d round %d: %d, want %d", par, i, got, want)
+					}
+				case errors.Is(err, context.Canceled):
+				case dispatch.IsPanic(err):
+				default:
+					t.Fatalf("p=%d round %d: %v", par, i, err)
+				}
+				if got := fold.Run(p, testtree.SumFold(), testtree.Children, g.Root); got != want {
+					t.Fatalf("p=%d after round %d: %d, want %d", par, i, got, want)
+				}
+			}
+		})
+	}
 }

@@ -170,3 +170,22 @@ func (w *Worker) RecordPanic(v any) {
 	w.checkActive()
 	w.run.recovered(v)
 }
+
+// Local returns the value this participant keeps under key, calling create
+// to make it on first use. It is storage private to one participant (no
+// locking; only code running on this Worker may use the value), for
+// scratch memory that layers above reuse from run to run: the parallel
+// folds keep their walk stacks here. key must be comparable; use a pointer
+// of your own, like a context key.
+func (w *Worker) Local(key any, create func() any) any {
+	for i := range w.locals {
+		if w.locals[i].key == key {
+			return w.locals[i].val
+		}
+	}
+	v := create()
+	w.locals = append(w.locals, local{key, v})
+	return v
+}
+
+type local struct{ key, val any }

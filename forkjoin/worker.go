@@ -48,6 +48,7 @@ type Worker struct {
 	injectInterval int         // how many local tasks between such looks
 	avgTaskNs      int64       // moving average of spawned-task time
 	timeTick       uint32      // samples spawned-task times (1 in 16)
+	locals         []local     // see Local
 	parked         atomic.Bool // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
 	id             int // index among all participants of the pool

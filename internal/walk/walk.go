@@ -42,44 +42,90 @@
 //
 // A panic in a callback unwinds the walk; a deferred clean-up records it
 // as the run's failure (before anyone can see the run cancelled), cancels
-// the run and, for every pub of this walk that a thief claimed, waits for the
-// thief to finish (so no callback of the run runs after the run returns),
-// then lets the panic continue to the core's task boundary. A thief's walk
-// that fails marks its pub failed; the owner then aborts too. Cancellation
-// reaches a walk through WorkRequested, which unwinds it the same way.
+// the run, takes back every pub of the walk that nobody took, and lets the
+// panic continue to the core's task boundary. It does not wait for pubs
+// that thieves took: waiting inside clean-up code, under frames that
+// helping may have stacked on other goroutines, can wait in a circle.
+// Instead the fold counts its pubs that are not over (published, and
+// neither taken back nor finished by a thief), and Run, at the very top,
+// waits until that count is zero before it returns or re-panics — so no
+// callback of the fold runs after Run is gone. A thief's walk that fails
+// marks its pub failed; the owner then aborts too. Cancellation reaches a
+// walk through WorkRequested, which unwinds it the same way.
+//
+// Ranges. A node with many unvisited children (a wide node) gives away
+// half of them at once, as a range pub whose taker folds them one by one
+// into a slice of results and may split the rest again when asked; the
+// owner accumulates the slice in order.
 package walk
 
 import (
+	"reflect"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 )
 
-// Ops are a fold's callbacks and the children function.
+// Ops are a fold's callbacks and the children function. An Ops value
+// serves one call of Run.
 type Ops[N, H, R any] struct {
 	Init       func(n N) H
 	Accumulate func(h *H, child R)
 	Finalize   func(h *H) R
 	Children   func(n N, yield func(child N) bool)
+
+	// pending counts the pubs of this fold not yet over: published and
+	// neither taken back by their owner nor finished by a thief.
+	pending  atomic.Int64
+	draining atomic.Bool
+	drained  forkjoin.Completion
 }
 
 // Run folds the tree below root on w's run, sharing it with the other
-// participants of the pool, and returns the root's result.
+// participants of the pool, and returns the root's result. Whether it
+// returns or panics, no pub of the fold is still running when it does.
 func Run[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
+	defer ops.drain(w)
 	return walk(w, ops, root)
+}
+
+// pubOver counts one pub out.
+func (ops *Ops[N, H, R]) pubOver() {
+	if ops.pending.Add(-1) == 0 && ops.draining.Load() {
+		ops.drained.Complete()
+	}
+}
+
+// drain waits, helping, until every pub of the fold is over. On the normal
+// path there is none left (each frame waited for its own); after a panic
+// or a cancellation, the thieves' walks unwind quickly.
+func (ops *Ops[N, H, R]) drain(w *forkjoin.Worker) {
+	if ops.pending.Load() == 0 {
+		return
+	}
+	ops.draining.Store(true)
+	if ops.pending.Load() == 0 {
+		return
+	}
+	w.Wait(&ops.drained)
 }
 
 // pub is a published child: a task a thief may run, or its owner take back.
 type pub[N, H, R any] struct {
-	task   forkjoin.Task // first field: *forkjoin.Task converts back to *pub
-	ops    *Ops[N, H, R]
-	node   N
-	res    R
-	claim  atomic.Bool // set once, by whoever walks the child
-	failed atomic.Bool
-	done   forkjoin.Completion
-	next   *pub[N, H, R]
+	task forkjoin.Task // first field: *forkjoin.Task converts back to *pub
+	ops  *Ops[N, H, R]
+	node N
+	res  R
+	// A range pub carries several consecutive children instead of one
+	// (nodes, with a result each); see offer.
+	nodes   []N
+	results []R
+	claim   atomic.Bool // set once, by whoever walks the child
+	failed  atomic.Bool
+	done    forkjoin.Completion
+	next    *pub[N, H, R]
 }
 
 type frame[N, H, R any] struct {
@@ -105,12 +151,17 @@ type state[N, H, R any] struct {
 // hundred nodes bounds the delay to a few microseconds for ~20 ns.
 const ctxEvery = 256
 
-func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R) {
-	st := &state[N, H, R]{ops: ops}
-	st.yield = func(c N) bool {
-		st.kids = append(st.kids, c)
-		return true
-	}
+func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
+	st := getState[N, H, R](w, ops)
+	r := st.run(w, root) // if it panics, st is dropped: a thief may still use its pubs
+	putState(w, st)
+	return r
+}
+
+// run folds the tree below root with st, whose stacks are empty, and
+// leaves them empty.
+func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
+	ops := st.ops
 	ok := false
 	defer func() {
 		if !ok {
@@ -144,7 +195,24 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 		}
 		if p := top.pubs; p != nil {
 			top.pubs = p.next
+			if p.nodes != nil { // a range of children
+				if p.claim.CompareAndSwap(false, true) {
+					ops.pubOver()
+					p.runRange(w) // nobody took it: fold the range here
+				} else {
+					w.Wait(&p.done)
+					if p.failed.Load() {
+						w.Abort(nil)
+					}
+				}
+				for i, r := range p.results {
+					ops.Accumulate(&top.h, r)
+					p.results[i] = *new(R)
+				}
+				continue
+			}
 			if p.claim.CompareAndSwap(false, true) {
+				ops.pubOver()
 				// Nobody took it: an own child after all.
 				if r, leaf := st.enter(p.node); leaf {
 					ops.Accumulate(&top.h, r)
@@ -160,6 +228,7 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 		}
 		r := ops.Finalize(&top.h)
 		n := len(st.frames) - 1
+		clear(st.kids[top.base:]) // release the children's references
 		st.kids = st.kids[:top.base]
 		st.frames[n] = frame[N, H, R]{} // release the heap now
 		st.frames = st.frames[:n]
@@ -172,6 +241,65 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) (result R)
 		}
 		ops.Accumulate(&st.frames[n-1].h, r)
 	}
+}
+
+// States are reused: each participant keeps a stack of free states per
+// type (Worker.Local), so that a walk's buffers grow once and then stay —
+// a deep chain costs its frames once per participant, not once per run. A
+// walk nested in another on the same participant (a range it took back, a
+// task it helps with while it waits) takes another state from the stack.
+// Buffers above maxKept entries are not kept.
+var stateKeys sync.Map // reflect.Type of state[N, H, R] -> *stateKey
+
+type stateKey struct{ _ byte }
+
+type stateStack[N, H, R any] struct{ free []*state[N, H, R] }
+
+const maxKept = 1 << 22
+
+func keyFor[N, H, R any]() *stateKey {
+	t := reflect.TypeFor[state[N, H, R]]()
+	if k, ok := stateKeys.Load(t); ok {
+		return k.(*stateKey)
+	}
+	k, _ := stateKeys.LoadOrStore(t, new(stateKey))
+	return k.(*stateKey)
+}
+
+func stackOf[N, H, R any](w *forkjoin.Worker) *stateStack[N, H, R] {
+	return w.Local(keyFor[N, H, R](), func() any { return new(stateStack[N, H, R]) }).(*stateStack[N, H, R])
+}
+
+func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R] {
+	ss := stackOf[N, H, R](w)
+	var st *state[N, H, R]
+	if n := len(ss.free); n > 0 {
+		st = ss.free[n-1]
+		ss.free[n-1] = nil
+		ss.free = ss.free[:n-1]
+	} else {
+		st = &state[N, H, R]{}
+		st.yield = func(c N) bool {
+			st.kids = append(st.kids, c)
+			return true
+		}
+	}
+	st.ops = ops
+	return st
+}
+
+// putState gives back a state whose walk finished normally: every frame
+// was popped (and zeroed) and every child reference cleared.
+func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
+	if cap(st.frames) > maxKept || cap(st.kids) > maxKept {
+		return
+	}
+	st.ops = nil
+	st.kids = st.kids[:0]
+	st.frames = st.frames[:0]
+	st.low, st.ticks = 0, 0
+	ss := stackOf[N, H, R](w)
+	ss.free = append(ss.free, st)
 }
 
 // enter starts node n: Init, then its children into the buffer, then a
@@ -208,9 +336,19 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) {
 		return
 	}
 	f := &st.frames[i]
-	f.hi--
-	p := &pub[N, H, R]{ops: st.ops, node: st.kids[f.hi]}
-	p.task.Init(runPub[N, H, R])
+	var p *pub[N, H, R]
+	if n := f.hi - f.lo; n >= rangeMin {
+		// Many children left (a wide node): give away the upper half as
+		// one range, which its taker may split again.
+		mid := f.lo + n/2
+		p = newRangePub(st.ops, st.kids[mid:f.hi:f.hi], nil)
+		f.hi = mid
+	} else {
+		f.hi--
+		p = &pub[N, H, R]{ops: st.ops, node: st.kids[f.hi]}
+		p.task.Init(runPub[N, H, R])
+	}
+	st.ops.pending.Add(1)
 	// Published children of one frame are taken from the end of its range,
 	// so each new one precedes all earlier ones: prepend.
 	p.next = f.pubs
@@ -231,23 +369,96 @@ func runPub[N, H, R any](w *forkjoin.Worker, t *forkjoin.Task) {
 			p.failed.Store(true)
 		}
 		p.done.Complete()
+		p.ops.pubOver()
 	}()
 	if w.Cancelled() {
 		return
 	}
-	p.res = walk(w, p.ops, p.node)
+	if p.nodes != nil {
+		p.runRange(w)
+	} else {
+		p.res = walk(w, p.ops, p.node)
+	}
+	ok = true
+}
+
+// rangeMin is the number of unvisited children from which offer gives
+// away half of them as one range rather than a single child.
+const rangeMin = 4
+
+// newRangePub makes a range pub of nodes whose results go to results (a
+// new slice if nil).
+func newRangePub[N, H, R any](ops *Ops[N, H, R], nodes []N, results []R) *pub[N, H, R] {
+	if results == nil {
+		results = make([]R, len(nodes))
+	}
+	p := &pub[N, H, R]{ops: ops, nodes: nodes, results: results}
+	p.task.Init(runPub[N, H, R])
+	return p
+}
+
+// runRange folds each child of a range pub into its result slot, in order,
+// with one walk state for all of them. Asked for work meanwhile, it gives
+// away the upper half of what is left as a smaller range (whose results
+// land in the same slots), and at the end takes back or waits for each.
+func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
+	var subs *pub[N, H, R] // in increasing order of position
+	ok := false
+	defer func() {
+		if !ok { // unwinding: subs nobody took will never run
+			w.Cancel(nil)
+			for s := subs; s != nil; s = s.next {
+				if s.claim.CompareAndSwap(false, true) {
+					p.ops.pubOver()
+				}
+			}
+		}
+	}()
+	st := getState[N, H, R](w, p.ops)
+	lo, hi := 0, len(p.nodes)
+	for lo < hi {
+		if hi-lo >= 2 && w.WorkRequested() {
+			mid := lo + (hi-lo)/2
+			sp := newRangePub(p.ops, p.nodes[mid:hi:hi], p.results[mid:hi:hi])
+			p.ops.pending.Add(1)
+			sp.next, subs = subs, sp
+			w.Push(&sp.task)
+			hi = mid
+			continue
+		}
+		p.results[lo] = st.run(w, p.nodes[lo])
+		lo++
+	}
+	putState(w, st)
+	for subs != nil {
+		s := subs
+		subs = s.next // off the list before it runs: the clean-up must not see it
+		if s.claim.CompareAndSwap(false, true) {
+			p.ops.pubOver()
+			s.runRange(w)
+		} else {
+			w.Wait(&s.done)
+			if s.failed.Load() {
+				w.Abort(nil)
+			}
+		}
+	}
 	ok = true
 }
 
 // abandon runs while a panic (a callback's, or the core's unwinding on
-// cancellation) leaves the walk: cancel the run, and wait for every pub a
-// thief claimed, so that nothing of this walk runs after it is gone.
+// cancellation) leaves the walk: cancel the run and take back every pub
+// nobody took, so that it never runs. It does not wait for the pubs that
+// thieves took — waiting here, under frames that helping may have stacked
+// on other goroutines, could wait in a circle — Run's drain does, at the
+// top, once every walk of the fold has unwound. The state is not reused:
+// thieves may still read the children it holds.
 func (st *state[N, H, R]) abandon(w *forkjoin.Worker) {
 	w.Cancel(nil)
 	for i := range st.frames {
 		for p := st.frames[i].pubs; p != nil; p = p.next {
-			if !p.claim.CompareAndSwap(false, true) {
-				w.Wait(&p.done)
+			if p.claim.CompareAndSwap(false, true) {
+				st.ops.pubOver()
 			}
 		}
 		st.frames[i] = frame[N, H, R]{}
