@@ -18,7 +18,8 @@ type config struct {
 // that exist (the caller alone if need be), and later runs try again.
 //
 // Use it to name or label worker goroutines (pprof labels), to limit them,
-// or to inject failures in tests.
+// or to inject failures in tests. If spawn panics, the worker counts as not
+// started and the panic reaches the goroutine whose run needed the worker.
 func WithSpawn(spawn func(run func()) error) Option {
 	return func(c *config) {
 		if spawn != nil {

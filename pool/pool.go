@@ -207,6 +207,7 @@ func (p *Pool) Unpin() {
 // CountRun records that a run began (for Stats and for retrying failed
 // worker starts). Layers that run work on a pinned job call it once per run.
 func (p *Pool) CountRun() {
+	p.check()
 	p.runs.Add(1)
 }
 
@@ -215,6 +216,7 @@ func (p *Pool) CountRun() {
 // It reports whether some worker will enter the job as a result (false only
 // when no worker is running and none could be started).
 func (p *Pool) WakeOne() bool {
+	p.check()
 	if p.wake.Waiters() > 0 {
 		p.wake.NotifyOne()
 		return true
@@ -250,12 +252,7 @@ func (p *Pool) startWorkers(k int) int {
 	for n < k && len(p.workers) < p.maxWorkers {
 		id := len(p.workers)
 		ws := &workerState{}
-		p.wg.Add(1)
-		p.alive.Add(1)
-		err := p.spawn(func() { p.workerLoop(id, ws) })
-		if err != nil {
-			p.wg.Done()
-			p.alive.Add(-1)
+		if err := p.spawnWorker(id, ws); err != nil {
 			p.spawnFailures.Add(1)
 			p.spawnBlockedAt = p.runs.Load()
 			break
@@ -265,6 +262,24 @@ func (p *Pool) startWorkers(k int) int {
 		n++
 	}
 	return n
+}
+
+// spawnWorker counts a worker in and starts it. If the spawn function
+// fails, or panics (a broken WithSpawn), the worker is counted out again so
+// that Close does not wait for a goroutine that never started.
+func (p *Pool) spawnWorker(id int, ws *workerState) (err error) {
+	p.wg.Add(1)
+	p.alive.Add(1)
+	ok := false
+	defer func() {
+		if !ok {
+			p.wg.Done()
+			p.alive.Add(-1)
+		}
+	}()
+	err = p.spawn(func() { p.workerLoop(id, ws) })
+	ok = err == nil
+	return err
 }
 
 func (p *Pool) workerLoop(id int, ws *workerState) {
@@ -293,8 +308,12 @@ func (p *Pool) workerLoop(id int, ws *workerState) {
 // Attach returns the attachment stored under key, creating it with create
 // on first use. Layers above keep their per-pool state this way (the
 // work-stealing core keeps its scheduler). The fast path is lock-free.
+//
+// Attach on a closed pool panics. While Close runs, the layers' existing
+// attachments are still found (their Close may run work that looks them
+// up), but no new one is created.
 func (p *Pool) Attach(key any, create func(p *Pool) Attachment) Attachment {
-	p.check()
+	p.checkOpen("Attach")
 	if as := p.attached.Load(); as != nil {
 		for _, a := range *as {
 			if a.key == key {
@@ -305,7 +324,7 @@ func (p *Pool) Attach(key any, create func(p *Pool) Attachment) Attachment {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closing || p.closed.Load() {
-		panic("pool: use of a closed pool")
+		panic("pool: Attach on a closed pool")
 	}
 	var old []attachment
 	if as := p.attached.Load(); as != nil {
