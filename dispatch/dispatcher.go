@@ -64,8 +64,14 @@ type Dispatcher struct {
 	latching atomic.Bool // a caller is (or is about to be) waiting on the latch
 	latch    EventCount  // notified by the last worker to count out while latching
 
-	turn   sync.Mutex // held from publish to the end of the latch
-	pinned atomic.Pointer[Job]
+	// The turn: busy from publish to the end of the latch. A condition
+	// variable rather than a mutex, so that a Dispatch waiting for its turn
+	// can notice that the turn went to a Pin (which lasts until Unpin, for
+	// a pool until Close) and fail instead of waiting for ever.
+	turnMu   sync.Mutex
+	turnCond sync.Cond
+	busy     bool
+	pinned   atomic.Pointer[Job]
 
 	panicked atomic.Pointer[PanicError] // first panic of a worker's Call in this dispatch
 }
@@ -85,10 +91,7 @@ func (d *Dispatcher) Dispatch(job *Job, wake func(), body func()) {
 	if job == nil || job.Call == nil {
 		panic("dispatch: Dispatch of a nil Job or a Job with a nil Call")
 	}
-	if p := d.pinned.Load(); p != nil {
-		panic(fmt.Sprintf("dispatch: Dispatch while job %p is pinned; pinned jobs are released only by Unpin (for a pool: by Close)", p))
-	}
-	d.turn.Lock()
+	d.takeTurn(false)
 	d.publish(job)
 	defer d.finish(true)
 	if wake != nil {
@@ -105,9 +108,44 @@ func (d *Dispatcher) Pin(job *Job) {
 	if job == nil || job.Call == nil {
 		panic("dispatch: Pin of a nil Job or a Job with a nil Call")
 	}
-	d.turn.Lock()
+	d.takeTurn(true)
 	d.pinned.Store(job)
+	d.turnCond.Broadcast() // Dispatches waiting for the turn: it is pinned now
+	d.turnMu.Unlock()
 	d.publish(job)
+}
+
+// takeTurn waits until no Dispatch or Pin holds the turn and takes it. A
+// Dispatch (pin false) panics if the turn is or becomes pinned. For a Pin
+// it returns with turnMu held, so that the pin is set before anyone looks.
+func (d *Dispatcher) takeTurn(pin bool) {
+	d.turnMu.Lock()
+	if d.turnCond.L == nil {
+		d.turnCond.L = &d.turnMu
+	}
+	for {
+		if p := d.pinned.Load(); p != nil && !pin {
+			d.turnMu.Unlock()
+			panic(fmt.Sprintf("dispatch: Dispatch while job %p is pinned; pinned jobs are released only by Unpin (for a pool: by Close)", p))
+		}
+		if !d.busy {
+			break
+		}
+		d.turnCond.Wait()
+	}
+	d.busy = true
+	if !pin {
+		d.turnMu.Unlock()
+	}
+}
+
+func (d *Dispatcher) releaseTurn() {
+	d.turnMu.Lock()
+	d.busy = false
+	if d.turnCond.L != nil {
+		d.turnCond.Broadcast()
+	}
+	d.turnMu.Unlock()
 }
 
 // Unpin seals and latches the pinned job: when it returns, no worker is
@@ -139,7 +177,7 @@ func (d *Dispatcher) finish(fromDefer bool) {
 	d.job.Store(nil) // seal
 	d.waitLatch()
 	p := d.panicked.Swap(nil)
-	d.turn.Unlock()
+	d.releaseTurn()
 	if p == nil {
 		return
 	}
