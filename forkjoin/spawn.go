@@ -427,10 +427,20 @@ type submittedTask Task
 func (t *submittedTask) run(w *Worker) { t.fn(w, (*Task)(t)) }
 
 func (t *submittedTask) over(_ *Worker, err error) {
+	if err != nil {
+		t.panic = asPanic(err)
+	}
+}
+
+// asPanic returns err's *PanicError, or nil. (Kept apart from the callers:
+// errors.As makes its target escape, an allocation they avoid when err is
+// nil.)
+func asPanic(err error) *PanicError {
 	var pe *PanicError
 	if errors.As(err, &pe) {
-		t.panic = pe
+		return pe
 	}
+	return nil
 }
 
 // Panic returns the panic of a submitted Task's last run, or nil.
