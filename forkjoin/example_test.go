@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -156,4 +158,243 @@ func ExampleTask() {
 		fmt.Println(n)
 	})
 	// Output: 99
+}
+
+func ExampleRun() {
+	root := tree(16)
+	pool.With(0, func(p *pool.Pool) { // 0: parallelism GOMAXPROCS
+		var total int64
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			total = sum.Call(w, root)
+		})
+		fmt.Println(total)
+	})
+	// Output: 131054
+}
+
+func ExampleFork_Join() {
+	var fib *forkjoin.Fork[int, int]
+	fib = forkjoin.NewFork(func(w *forkjoin.Worker, n int) int {
+		if n < 2 {
+			return n
+		}
+		a, b := fib.Join(w, n-1, n-2) // fib(n-1) here, fib(n-2) wherever a participant is free
+		return a + b
+	})
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			fmt.Println(fib.Call(w, 30))
+		})
+	})
+	// Output: 832040
+}
+
+func ExampleFork_Call() {
+	double := forkjoin.NewFork(func(w *forkjoin.Worker, x int) int { return 2 * x })
+	pool.With(1, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			fmt.Println(double.Call(w, 21)) // a plain call: no fork
+		})
+	})
+	// Output: 42
+}
+
+func ExampleFuture_Join() {
+	length := forkjoin.NewFork(func(w *forkjoin.Worker, s string) int { return len(s) })
+	words := []string{"work", "stealing", "in", "Go"}
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			futures := make([]forkjoin.Future[string, int], len(words))
+			for i, s := range words {
+				futures[i] = length.Fork(w, s)
+			}
+			lengths := make([]int, len(words))
+			for i := len(futures) - 1; i >= 0; i-- { // the last forked is joined first
+				lengths[i] = futures[i].Join(w)
+			}
+			fmt.Println(lengths)
+		})
+	})
+	// Output: [4 8 2 2]
+}
+
+type squareJob struct {
+	task forkjoin.Task
+	in   int
+	out  int
+	left *atomic.Int32
+	done *forkjoin.Completion
+}
+
+func ExampleCompletion() {
+	pool.With(2, func(p *pool.Pool) {
+		jobs := make([]squareJob, 5)
+		var done forkjoin.Completion
+		var left atomic.Int32
+		left.Store(int32(len(jobs)))
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			for i := range jobs {
+				j := &jobs[i]
+				j.in, j.left, j.done = i, &left, &done
+				j.task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
+					j.out = j.in * j.in
+					if j.left.Add(-1) == 0 { // the last one signals
+						j.done.Complete()
+					}
+				})
+				w.Push(&j.task)
+			}
+			w.Wait(&done) // runs pushed tasks (and others) until done
+		})
+		for i := range jobs {
+			fmt.Print(jobs[i].out, " ")
+		}
+		fmt.Println(done.Done())
+	})
+	// Output: 0 1 4 9 16 true
+}
+
+func ExampleWorker_Parallelism() {
+	pool.With(3, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			fmt.Println(w.Parallelism(), w.Index() >= 0)
+		})
+	})
+	// Output: 3 true
+}
+
+func ExampleWorker_Context() {
+	type requestID struct{}
+	ctx := context.WithValue(context.Background(), requestID{}, "r-17")
+	pool.With(2, func(p *pool.Pool) {
+		_ = forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+			forkjoin.Join(w,
+				func(w *forkjoin.Worker) { fmt.Println(w.Context().Value(requestID{})) },
+				func(w *forkjoin.Worker) {})
+			return nil
+		})
+	})
+	// Output: r-17
+}
+
+func ExampleWorker_Cancelled() {
+	pool.With(2, func(p *pool.Pool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+			cancel()
+			for !w.Cancelled() { // a long callback polls and returns early
+			}
+			return nil
+		})
+		fmt.Println(err)
+	})
+	// Output: context canceled
+}
+
+func ExampleWorker_Cancel() {
+	errEnough := errors.New("enough")
+	pool.With(2, func(p *pool.Pool) {
+		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+			w.Cancel(errEnough) // the run's forks unwind from now on
+			return nil
+		})
+		fmt.Println(err)
+	})
+	// Output: enough
+}
+
+func ExampleWorker_Abort() {
+	errFound := errors.New("found a leaf") // ends the search: not a failure
+	var find func(w *forkjoin.Worker, n *Node)
+	find = func(w *forkjoin.Worker, n *Node) {
+		if n == nil {
+			return
+		}
+		if n.Left == nil && n.Right == nil {
+			w.Abort(errFound) // unwinds this task's frames and stops the others
+		}
+		forkjoin.Join(w, func(w *forkjoin.Worker) { find(w, n.Left) }, func(w *forkjoin.Worker) { find(w, n.Right) })
+	}
+	pool.With(2, func(p *pool.Pool) {
+		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+			find(w, tree(8))
+			return nil
+		})
+		fmt.Println(err, errors.Is(err, errFound))
+	})
+	// Output: found a leaf true
+}
+
+func ExampleWorker_RecordPanic() {
+	pool.With(2, func(p *pool.Pool) {
+		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+			func() {
+				defer func() {
+					if v := recover(); v != nil {
+						w.RecordPanic(v) // on record first …
+						// … then clean up; the run fails with the panic
+					}
+				}()
+				panic("bad input")
+			}()
+			return nil
+		})
+		fmt.Println(err)
+	})
+	// Output: panic: bad input
+}
+
+func ExampleWorker_WorkRequested() {
+	const n = 1000
+	type piece struct {
+		task forkjoin.Task
+		lo   int
+	}
+	var total atomic.Int64
+	var done forkjoin.Completion
+	var left atomic.Int32
+	left.Store(n / 10)
+	add := func(lo int) {
+		for i := lo; i < lo+10; i++ {
+			total.Add(int64(i))
+		}
+		if left.Add(-1) == 0 {
+			done.Complete()
+		}
+	}
+	pieces := make([]piece, n/10)
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			for k := range pieces {
+				if w.WorkRequested() { // somebody is idle: hand this piece over
+					pc := &pieces[k]
+					pc.lo = 10 * k
+					pc.task.Init(func(*forkjoin.Worker, *forkjoin.Task) { add(pc.lo) })
+					w.Push(&pc.task)
+					continue
+				}
+				add(10 * k)
+			}
+			w.Wait(&done)
+		})
+	})
+	fmt.Println(total.Load())
+	// Output: 499500
+}
+
+func ExamplePanicError() {
+	pool.With(2, func(p *pool.Pool) {
+		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+			forkjoin.Join(w, func(*forkjoin.Worker) {}, func(*forkjoin.Worker) {
+				panic(fmt.Errorf("wrapped: %w", io.ErrUnexpectedEOF))
+			})
+			return nil
+		})
+		var pe *forkjoin.PanicError
+		fmt.Println(errors.As(err, &pe), len(pe.Stack) > 0)
+		fmt.Println(errors.Is(err, io.ErrUnexpectedEOF)) // Unwrap reaches an error value
+	})
+	// Output:
+	// true true
+	// true
 }

@@ -37,7 +37,8 @@ func init() { forFork = NewFork(forStep) }
 
 // For calls body(w, lo, hi) for consecutive sub-ranges [lo, hi) that
 // together cover [0, n) exactly once, possibly in parallel. grain is the
-// size of the sub-ranges (the last may be shorter); grain 0 adapts it to
+// size of the sub-ranges (the last one, and those that end where the range
+// was split between participants, may be shorter); grain 0 adapts it to
 // the speed of body. For returns when every call has returned. n < 0 or
 // grain < 0 panics.
 func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {

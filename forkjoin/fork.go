@@ -191,26 +191,35 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 // A panic in either call is re-raised by Join (after the other call has
 // finished or was abandoned), and the run is cancelled.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
-	// The fast path is written out by hand (no helper calls): it runs
+	// The fast path is written out by hand (helpers only on the slow
+	// paths: a new slab chunk, a longer fork stack, a heartbeat): it runs
 	// once per fork and every instruction shows.
 	s := slabOf[A, R](w, f.sid)
-	if s.off == len(s.cur) {
-		s.nextChunk()
+	var sl *slot[A, R]
+	if off := s.off; off < len(s.cur) {
+		sl = &s.cur[off]
+		s.off = off + 1
+	} else {
+		sl = s.push()
 	}
-	sl := &s.cur[s.off]
-	s.off++
 	if sl.fork != f { // slots are shared by the Forks of one (A, R)
 		sl.fork = f
 		sl.hdr.exec = f.exec
 	}
 	sl.arg = b
-	w.pushFork(&sl.hdr)
+	i := w.sp
+	if i < len(w.forks) {
+		w.forks[i] = &sl.hdr
+		w.sp = i + 1
+	} else {
+		w.pushFork(&sl.hdr)
+	}
 	if w.poll.Load() {
 		w.heartbeat()
 	}
 	ra := f.fn(w, a)
 	w.sp--
-	i := w.sp
+	i = w.sp
 	var rb R
 	if i >= w.published {
 		if w.poll.Load() {

@@ -17,4 +17,5 @@ const (
 	bigDepth           = 18    // depth of the big tree of the stats test
 	fibMax             = 22    // largest n of the fib property
 	forMax             = 50_000
+	chainLength        = 200_000 // nodes of the chain test
 )

@@ -8,13 +8,14 @@ package forkjoin
 const (
 	raceEnabled = true
 
-	dequeStressTasks   = 100_000
+	dequeStressTasks   = 200_000
 	dequeStressThieves = 8
 	concurrentCallers  = 8
-	runsPerCaller      = 150
-	panicRounds        = 300
-	cancelRounds       = 15
+	runsPerCaller      = 400
+	panicRounds        = 500
+	cancelRounds       = 20
 	bigDepth           = 16
 	fibMax             = 18
 	forMax             = 10_000
+	chainLength        = 20_000
 )

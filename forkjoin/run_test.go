@@ -38,8 +38,14 @@ func checkSum(p *pool.Pool, root *tnode, want int64) error {
 // pool at the same time, each checking its answers.
 func TestConcurrentRuns(t *testing.T) {
 	leakcheck.Check(t)
-	p := pool.New(4)
-	defer p.Close()
+	for _, par := range []int{1, 4} {
+		p := pool.New(par)
+		concurrentRuns(t, p)
+		p.Close()
+	}
+}
+
+func concurrentRuns(t *testing.T, p *pool.Pool) {
 	const n = 1000
 	items := make([]int64, n)
 	var itemsSum int64
@@ -107,8 +113,8 @@ func TestConcurrentRuns(t *testing.T) {
 	if want := int64(concurrentCallers * runsPerCaller); st.Runs != want {
 		t.Errorf("Stats.Runs = %d, want %d", st.Runs, want)
 	}
-	t.Logf("stats after %d concurrent runs: tasks %d, steal attempts %d, steals %d, parks %d",
-		st.Runs, st.Tasks, st.StealAttempts, st.Steals, st.Parks)
+	t.Logf("parallelism %d, %d concurrent runs: tasks %d, steal attempts %d, steals %d, parks %d",
+		st.Parallelism, st.Runs, st.Tasks, st.StealAttempts, st.Steals, st.Parks)
 }
 
 // nestedSum runs a Run inside the tasks of a Run inside the tasks of a
@@ -833,4 +839,30 @@ func TestWorkerHandle(t *testing.T) {
 			t.Errorf("Run's context is not context.Background()")
 		}
 	})
+}
+
+// TestChains: trees that are long chains (to the left, to the right) fork
+// at every node, chainLength deep: the private fork stacks, the slabs and
+// the deques grow far past their first chunks, and work moves along them.
+func TestChains(t *testing.T) {
+	leakcheck.Check(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range []int{shapeLeftChain, shapeRightChain, shapeCaterpillar} {
+		root := randTree(r, chainLength, shape)
+		want := seqSum(root)
+		for _, par := range []int{1, 2, 4} {
+			p := pool.New(par)
+			for i := 0; i < 3; i++ {
+				if err := checkSum(p, root, want); err != nil {
+					t.Fatalf("shape %d, parallelism %d: %v", shape, par, err)
+				}
+				var got int64
+				Run(p, func(w *Worker) { got = joinSum(w, root) })
+				if got != want {
+					t.Fatalf("shape %d, parallelism %d: Join gave %d, want %d", shape, par, got, want)
+				}
+			}
+			p.Close()
+		}
+	}
 }

@@ -201,9 +201,21 @@ func (s *scheduler) wakeCheck() {
 	if !s.state.CompareAndSwap(st, st|wakingBit) {
 		return // someone else changed the state: they take care of it
 	}
-	if !s.pool.WakeOne() {
-		s.state.Add(^uint64(wakingBit - 1)) // nobody will absorb it
-	}
+	s.wake()
+}
+
+// wake asks the pool for a worker to absorb the waking bit just set. If
+// none will come (none could be started, or starting one panicked: a
+// broken pool.WithSpawn), it takes the bit back, or no wake-up would ever
+// be sent again.
+func (s *scheduler) wake() {
+	woken := false
+	defer func() {
+		if !woken {
+			s.state.Add(^uint64(wakingBit - 1)) // nobody will absorb it
+		}
+	}()
+	woken = s.pool.WakeOne()
 }
 
 // enter: a pool worker arrives: active and searching, absorbing a wake-up.
@@ -222,8 +234,18 @@ func (s *scheduler) enter() {
 func (s *scheduler) stopSearching() {
 	st := s.state.Add(^uint64(searchOne - 1))
 	if searching(st) == 0 {
-		s.wakeCheck()
+		s.wakeCheckQuiet()
 	}
+}
+
+// wakeCheckQuiet is wakeCheck for a pool worker that holds a task it has
+// not started: a panic from starting another worker (a broken
+// pool.WithSpawn) has no run to fail here, and letting it escape would
+// lose the task and hang its joiner. It is dropped: the worker counts as
+// not started.
+func (s *scheduler) wakeCheckQuiet() {
+	defer func() { _ = recover() }()
+	s.wakeCheck()
 }
 
 func (s *scheduler) startSearching() { s.state.Add(searchOne) }

@@ -1,0 +1,172 @@
+package forkjoin
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// runRecover runs fn with Run and returns what Run re-panicked with.
+func runRecover(p *pool.Pool, fn func(w *Worker)) (v any) {
+	defer func() { v = recover() }()
+	Run(p, fn)
+	return nil
+}
+
+// TestCancelAndAbort: a task cancels its run with or without a cause,
+// from the root or from a stolen task; the run unwinds, deferred functions
+// run, and the cause (or ErrAborted) is what the run reports.
+func TestCancelAndAbort(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2, 4} {
+		p := pool.New(par)
+		// Cancel with a cause: the forks after it unwind.
+		err := RunCtx(context.Background(), p, func(w *Worker) error {
+			w.Cancel(errStop)
+			if !w.Cancelled() {
+				t.Errorf("Cancelled() is false after Cancel")
+			}
+			sumFork.Call(w, smallTree) // unwinds at its first fork
+			t.Errorf("parallelism %d: a fork after Cancel returned", par)
+			return nil
+		})
+		if !errors.Is(err, errStop) {
+			t.Fatalf("parallelism %d: after Cancel(errStop) RunCtx returned %v", par, err)
+		}
+		// Cancel without a cause.
+		err = RunCtx(context.Background(), p, func(w *Worker) error {
+			w.Cancel(nil)
+			return nil
+		})
+		if !errors.Is(err, ErrAborted) {
+			t.Fatalf("parallelism %d: after Cancel(nil) RunCtx returned %v", par, err)
+		}
+		if v := runRecover(p, func(w *Worker) { w.Cancel(nil) }); v != ErrAborted {
+			t.Fatalf("parallelism %d: after Cancel(nil) Run re-panicked with %v", par, v)
+		}
+		// Abort deep inside a (possibly stolen) task: deferred functions
+		// on the way run, the cause is reported.
+		var deferred atomic.Int32
+		var deep func(w *Worker, d int)
+		deep = func(w *Worker, d int) {
+			defer deferred.Add(1)
+			if d == 0 {
+				w.Abort(errStop)
+				t.Errorf("Abort returned")
+			}
+			Join(w, func(w *Worker) { deep(w, d-1) }, func(w *Worker) { sumFork.Call(w, smallTree) })
+		}
+		err = RunCtx(context.Background(), p, func(w *Worker) error { deep(w, 5); return nil })
+		if !errors.Is(err, errStop) {
+			t.Fatalf("parallelism %d: after Abort(errStop) RunCtx returned %v", par, err)
+		}
+		if deferred.Load() != 6 {
+			t.Errorf("parallelism %d: %d of 6 deferred calls ran", par, deferred.Load())
+		}
+		// The pool is still sound.
+		if err := checkSum(p, smallTree, smallSum); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+	}
+}
+
+// TestRecordPanic: code that recovers a panic to clean up records it; the
+// run fails with it even though the task then returns normally.
+func TestRecordPanic(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	err := RunCtx(context.Background(), p, func(w *Worker) error {
+		func() {
+			defer func() {
+				w.RecordPanic(recover())
+			}()
+			panic("recorded")
+		}()
+		return nil
+	})
+	if !dispatchIsPanic(err, "recorded") {
+		t.Fatalf("RunCtx returned %v, want the recorded panic", err)
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) && len(pe.Stack) == 0 {
+		t.Errorf("the recorded panic has no stack")
+	}
+	// nil (nothing recovered) and the core's own unwinding are ignored.
+	err = RunCtx(context.Background(), p, func(w *Worker) error {
+		w.RecordPanic(nil)
+		w.RecordPanic(unwinding{})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("RunCtx returned %v after RecordPanic(nil)", err)
+	}
+}
+
+// TestWorkRequested: a worker that keeps its own pending work learns from
+// WorkRequested that another participant wants some, answers with Push,
+// and unwinds from it once the run is cancelled.
+func TestWorkRequested(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	type piece struct {
+		task Task
+		lo   int
+	}
+	const n, chunk = 1 << 16, 1 << 8
+	var counts [n]atomic.Int32
+	var done Completion
+	var left atomic.Int32
+	left.Store(n / chunk)
+	process := func(lo int) {
+		for i := lo; i < lo+chunk; i++ {
+			counts[i].Add(1)
+		}
+		if left.Add(-1) == 0 {
+			done.Complete()
+		}
+	}
+	pieces := make([]piece, n/chunk)
+	requests := 0
+	Run(p, func(w *Worker) {
+		for k := range pieces {
+			if w.WorkRequested() { // give this piece away
+				requests++
+				pc := &pieces[k]
+				pc.lo = k * chunk
+				pc.task.Init(func(_ *Worker, t *Task) { process(pc.lo) })
+				w.Push(&pc.task)
+				continue
+			}
+			process(k * chunk)
+		}
+		w.Wait(&done)
+	})
+	for i := range counts {
+		if c := counts[i].Load(); c != 1 {
+			t.Fatalf("index %d processed %d times", i, c)
+		}
+	}
+	if requests == 0 {
+		t.Errorf("WorkRequested never reported a request (the first fork of a run at parallelism 2 is always asked for)")
+	}
+
+	// After cancellation WorkRequested unwinds the task.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Millisecond, cancel)
+	err := RunCtx(ctx, p, func(w *Worker) error {
+		for {
+			w.WorkRequested()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunCtx returned %v", err)
+	}
+}
