@@ -67,33 +67,6 @@ func (w *testWorkers) Stop() {
 	w.wg.Wait()
 }
 
-// mustPanic runs f and returns what it panicked with; it fails the test if
-// f returns normally.
-func mustPanic(t *testing.T, what string, f func()) (r any) {
-	t.Helper()
-	defer func() {
-		r = recover()
-		if r == nil {
-			t.Fatalf("%s: did not panic", what)
-		}
-	}()
-	f()
-	return nil
-}
-
-// mustPanicWith is mustPanic and checks that the panic value, printed,
-// contains each of the fragments.
-func mustPanicWith(t *testing.T, what string, f func(), fragments ...string) {
-	t.Helper()
-	r := mustPanic(t, what, f)
-	msg := fmt.Sprint(r)
-	for _, frag := range fragments {
-		if !strings.Contains(msg, frag) {
-			t.Fatalf("%s: panic message %q does not mention %q", what, msg, frag)
-		}
-	}
-}
-
 // recycled is the state of one run, reused for every run the way a
 // recycled buffer is. The caller writes run before it dispatches and
 // poisoned right after Dispatch returns; workers only read. The fields are

@@ -2,40 +2,16 @@ package dispatch_test
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 )
-
-// stuckAfter is how long a test waits for something that must happen (a
-// waiter's return) before it declares it stuck. It is generous: on a loaded
-// two-core machine under -race a wake-up takes milliseconds, not seconds.
-const stuckAfter = 5 * time.Second
-
-// pollUntil polls cond, yielding and then backing off a little between
-// reads, until it holds or stuckAfter passes; it reports whether it held.
-func pollUntil(cond func() bool) bool {
-	deadline := time.Now().Add(stuckAfter)
-	wait := time.Microsecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		runtime.Gosched()
-		time.Sleep(wait)
-		if wait < time.Millisecond {
-			wait *= 2
-		}
-	}
-	return true
-}
 
 // ecWaiter is a goroutine that calls Wait with the tokens it is sent and
 // reports each return.
@@ -400,3 +376,12 @@ func loads(s []atomic.Int64) []int64 {
 	}
 	return out
 }
+
+// Shared assertions (internal/testcheck).
+var (
+	pollUntil     = testcheck.PollUntil
+	mustPanic     = testcheck.MustPanic
+	mustPanicWith = testcheck.MustPanicWith
+)
+
+const stuckAfter = testcheck.StuckAfter

@@ -15,57 +15,9 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
-
-// stuckAfter is how long a test waits for something that must happen
-// before it declares it stuck; generous for a loaded 2-core machine.
-const stuckAfter = 5 * time.Second
-
-// pollUntil polls cond, yielding and backing off a little between reads,
-// until it holds or stuckAfter passes; it reports whether it held.
-func pollUntil(cond func() bool) bool {
-	deadline := time.Now().Add(stuckAfter)
-	wait := time.Microsecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		runtime.Gosched()
-		time.Sleep(wait)
-		if wait < time.Millisecond {
-			wait *= 2
-		}
-	}
-	return true
-}
-
-// mustPanic runs f and returns what it panicked with; it fails the test if
-// f returns normally.
-func mustPanic(t *testing.T, what string, f func()) (r any) {
-	t.Helper()
-	defer func() {
-		r = recover()
-		if r == nil {
-			t.Fatalf("%s: did not panic", what)
-		}
-	}()
-	f()
-	return nil
-}
-
-// mustPanicWith is mustPanic and checks that the panic value, printed,
-// contains each fragment.
-func mustPanicWith(t *testing.T, what string, f func(), fragments ...string) {
-	t.Helper()
-	r := mustPanic(t, what, f)
-	msg := fmt.Sprint(r)
-	for _, frag := range fragments {
-		if !strings.Contains(msg, frag) {
-			t.Fatalf("%s: panic message %q does not mention %q", what, msg, frag)
-		}
-	}
-}
 
 // claimJob is a parallel loop over items: the caller's body and every
 // worker that enters claim items one by one until none is left, so the
@@ -688,3 +640,12 @@ func TestAttach(t *testing.T) {
 		t.Fatalf("attachments closed in order %v, want reverse order of attachment [b a]", closed)
 	}
 }
+
+// Shared assertions (internal/testcheck).
+var (
+	pollUntil     = testcheck.PollUntil
+	mustPanic     = testcheck.MustPanic
+	mustPanicWith = testcheck.MustPanicWith
+)
+
+const stuckAfter = testcheck.StuckAfter
