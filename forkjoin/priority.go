@@ -258,7 +258,7 @@ func (w *Worker) takeInjected(p Priority) *task {
 	}
 	w.batchBuf = rest[:0]
 	if len(rest) > 0 {
-		s.wakeCheck()
+		s.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
 	}
 	return t
 }
