@@ -16,6 +16,7 @@ type CycleError[K comparable] struct {
 	Cycle []K
 }
 
+// Error names a node of the cycle and the cycle's length.
 func (e *CycleError[K]) Error() string {
 	return fmt.Sprintf("fold: cycle in graph: node %v reaches itself through %d node(s)", e.Key, len(e.Cycle))
 }

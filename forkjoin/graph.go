@@ -111,10 +111,12 @@ type DependencyError struct {
 	Err error
 }
 
+// Error names the failed dependency and its error.
 func (e *DependencyError) Error() string {
 	return fmt.Sprintf("forkjoin: dependency %d failed: %v", e.Index, e.Err)
 }
 
+// Unwrap returns the dependency's error, for errors.Is and errors.As.
 func (e *DependencyError) Unwrap() error { return e.Err }
 
 // Run runs the graph on p, the calling goroutine taking part, and returns

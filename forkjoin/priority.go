@@ -57,6 +57,7 @@ const (
 	numPriorities = 3
 )
 
+// String returns the priority's name: "High", "Normal" or "Background".
 func (p Priority) String() string {
 	switch p {
 	case High:

@@ -69,7 +69,9 @@ func (c *Checker[K]) Err() error {
 
 // Inits returns the number of Init calls; Finals the number of Finalize
 // calls. After a complete run they are equal.
-func (c *Checker[K]) Inits() int64  { return c.inits.Load() }
+func (c *Checker[K]) Inits() int64 { return c.inits.Load() }
+
+// Finals returns the number of Finalize calls (see Inits).
 func (c *Checker[K]) Finals() int64 { return c.finals.Load() }
 
 // InitCount returns the number of Init calls for key k.

@@ -27,6 +27,7 @@ const (
 	numKinds
 )
 
+// String names the kind of fold.
 func (k Kind) String() string {
 	switch k {
 	case KindSum:
@@ -62,6 +63,7 @@ func (r Res) Equal(o Res) bool {
 	return r.Sum == o.Sum && r.Hash == o.Hash && r.Text == o.Text && slices.Equal(r.IDs, o.IDs)
 }
 
+// String shows every component of the result.
 func (r Res) String() string {
 	return fmt.Sprintf("{sum %d hash %#x text %q ids %v}", r.Sum, r.Hash, r.Text, r.IDs)
 }
@@ -72,6 +74,7 @@ type FoldSpec struct {
 	Seed uint64
 }
 
+// String shows the kind and the seed, enough to rebuild the fold.
 func (s FoldSpec) String() string { return fmt.Sprintf("%v/%#x", s.Kind, s.Seed) }
 
 // GenFold generates test folds of the given kinds (all kinds if none).

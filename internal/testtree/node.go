@@ -14,6 +14,7 @@ type Node struct {
 	Children []*Node
 }
 
+// String is "n" followed by the node's ID.
 func (n *Node) String() string { return fmt.Sprintf("n%d", n.ID) }
 
 // Children is the Treeish of Node: it yields n.Children in order.
@@ -52,6 +53,7 @@ type Graph struct {
 	Tree bool
 }
 
+// String describes the graph: its shape and its numbers of nodes and edges.
 func (g *Graph) String() string {
 	edges := 0
 	for _, n := range g.Nodes {
