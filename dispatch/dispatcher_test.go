@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 )
 
 func TestJobIsTwoWords(t *testing.T) {
@@ -227,23 +227,13 @@ func TestDispatcherWorkerPanicIsReraised(t *testing.T) {
 			panicInWorker(val)
 		}
 	}}
-	r := mustPanic(t, "Dispatch with a panicking worker", func() {
+	testcheck.MustPanicError(t, "Dispatch with a panicking worker", func() {
 		d.Dispatch(&job, ws.Wake, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
 		})
-	})
-	pe, ok := r.(*dispatch.PanicError)
-	if !ok {
-		t.Fatalf("Dispatch panicked with %T (%v), want *dispatch.PanicError", r, r)
-	}
-	if pe.Value != val {
-		t.Fatalf("PanicError.Value = %v, want the original value %v", pe.Value, val)
-	}
-	if !strings.Contains(string(pe.Stack), "panicInWorker") {
-		t.Fatalf("PanicError.Stack does not show where the panic happened:\n%s", pe.Stack)
-	}
+	}, val, "panicInWorker")
 	if d.Published() != nil {
 		t.Fatal("the job is still published after the re-raised panic")
 	}

@@ -24,21 +24,11 @@ import (
 // a heap, counts).
 func TestRunMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
-	pools := map[int]*pool.Pool{}
-	defer func() {
-		for _, p := range pools {
-			p.Close()
-		}
-	}()
+	poolOf := poolsFor(t)
 	rapid.Check(t, func(rt *rapid.T) {
 		g := testtree.AnyTree(400).Draw(rt, "tree")
 		spec := testtree.GenFold().Draw(rt, "fold")
-		n := rapid.IntRange(1, 64).Draw(rt, "parallelism")
-		p := pools[n]
-		if p == nil {
-			p = pool.New(n)
-			pools[n] = p
-		}
+		p := poolOf(rapid.IntRange(1, 64).Draw(rt, "parallelism"))
 		want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
 		c := testtree.NewChecker[int](false)
 		checked := testtree.Check(c, spec.Fold(), testtree.Children, testtree.Key)
@@ -266,5 +256,25 @@ func TestRunStressFailures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// poolsFor returns a function giving one pool per parallelism, created on
+// first use and closed when the test ends, so that property tests drawing
+// a parallelism per case do not start a pool per case.
+func poolsFor(t *testing.T) func(n int) *pool.Pool {
+	pools := map[int]*pool.Pool{}
+	t.Cleanup(func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	})
+	return func(n int) *pool.Pool {
+		p := pools[n]
+		if p == nil {
+			p = pool.New(n)
+			pools[n] = p
+		}
+		return p
 	}
 }

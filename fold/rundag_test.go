@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -15,21 +16,12 @@ import (
 // TestRunDAGMatchesSeqDAG: heavy sharing, each key initialised once, same
 // result as SeqDAG, at random parallelism.
 func TestRunDAGMatchesSeqDAG(t *testing.T) {
-	pools := map[int]*pool.Pool{}
-	defer func() {
-		for _, p := range pools {
-			p.Close()
-		}
-	}()
+	leakcheck.Check(t)
+	poolOf := poolsFor(t)
 	rapid.Check(t, func(rt *rapid.T) {
 		g := testtree.DAG(120).Draw(rt, "dag")
 		spec := testtree.GenFold().Draw(rt, "fold")
-		n := rapid.IntRange(1, 16).Draw(rt, "parallelism")
-		p := pools[n]
-		if p == nil {
-			p = pool.New(n)
-			pools[n] = p
-		}
+		p := poolOf(rapid.IntRange(1, 16).Draw(rt, "parallelism"))
 		want, err := fold.SeqDAG(spec.Fold(), testtree.Children, g.Root, testtree.Key)
 		if err != nil {
 			rt.Fatal(err)

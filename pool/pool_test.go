@@ -339,23 +339,13 @@ func TestWorkerPanicReraisedOnCaller(t *testing.T) {
 			panicInJob(val)
 		}
 	}}
-	r := mustPanic(t, "Dispatch whose worker panics", func() {
+	testcheck.MustPanicError(t, "Dispatch whose worker panics", func() {
 		p.Dispatch(&job, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
 		})
-	})
-	pe, ok := r.(*dispatch.PanicError)
-	if !ok {
-		t.Fatalf("Dispatch panicked with %T (%v), want *dispatch.PanicError", r, r)
-	}
-	if pe.Value != val {
-		t.Fatalf("PanicError.Value = %v, want the original %v", pe.Value, val)
-	}
-	if !strings.Contains(string(pe.Stack), "panicInJob") {
-		t.Fatalf("PanicError.Stack does not show the panicking function:\n%s", pe.Stack)
-	}
+	}, val, "panicInJob")
 	// The pool stays usable and the worker survived.
 	newClaimJob(1000).run(t, p)
 	if st := p.Stats(); st.WorkersAlive != 1 {

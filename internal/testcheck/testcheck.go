@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/forkjoin-go/forkjoin/dispatch"
 )
 
 // StuckAfter is how long PollUntil waits for something that must happen
@@ -58,4 +60,23 @@ func MustPanicWith(t testing.TB, what string, f func(), fragments ...string) {
 			t.Fatalf("%s: panic message %q does not mention %q", what, msg, frag)
 		}
 	}
+}
+
+// MustPanicError runs f, which must panic with a *dispatch.PanicError that
+// carries want as its value and a stack that shows frame (the function
+// where the panic happened); it returns that error.
+func MustPanicError(t testing.TB, what string, f func(), want any, frame string) *dispatch.PanicError {
+	t.Helper()
+	r := MustPanic(t, what, f)
+	pe, ok := r.(*dispatch.PanicError)
+	if !ok {
+		t.Fatalf("%s: panicked with %T (%v), want *dispatch.PanicError", what, r, r)
+	}
+	if pe.Value != want {
+		t.Fatalf("%s: PanicError.Value = %v, want the original value %v", what, pe.Value, want)
+	}
+	if !strings.Contains(string(pe.Stack), frame) {
+		t.Fatalf("%s: PanicError.Stack does not show %s, where the panic happened:\n%s", what, frame, pe.Stack)
+	}
+	return pe
 }
