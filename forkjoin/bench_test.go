@@ -55,6 +55,21 @@ func withWarmPool(b *testing.B, par int, warm func(w *Worker), body func(p *pool
 	b.StopTimer()
 }
 
+// benchRunSum times b.N runs of sum over bt's tree on a warm pool of
+// parallelism par, checking every answer.
+func benchRunSum(b *testing.B, bt *benchTree, par int, sum func(w *Worker, n *tnode) int64) {
+	var got int64
+	root := func(w *Worker) { got = sum(w, bt.root) }
+	withWarmPool(b, par, root, func(p *pool.Pool) {
+		for i := 0; i < b.N; i++ {
+			Run(p, root)
+			if got != bt.sum {
+				b.Fatal("wrong sum")
+			}
+		}
+	})
+}
+
 // BenchmarkTreeSum: the fork-overhead test (depthD: 2^D-1 nodes). Sum a perfect binary tree of
 // pointer-linked nodes, forking at every node, with the typed fork and
 // with the closure Join, at parallelism 1 and 2, beside the sequential
@@ -75,31 +90,13 @@ func BenchmarkTreeSum(b *testing.B) {
 			})
 			for _, par := range []int{1, 2} {
 				b.Run(fmt.Sprintf("fork-p%d", par), func(b *testing.B) {
-					var got int64
-					sum := func(w *Worker) { got = sumFork.Call(w, bt.root) }
-					withWarmPool(b, par, sum, func(p *pool.Pool) {
-						for i := 0; i < b.N; i++ {
-							Run(p, sum)
-							if got != bt.sum {
-								b.Fatal("wrong sum")
-							}
-						}
-					})
+					benchRunSum(b, bt, par, sumFork.Call)
 					perOp(b, bt.nodes, "ns/node")
 				})
 			}
 			for _, par := range []int{1, 2} {
 				b.Run(fmt.Sprintf("join-p%d", par), func(b *testing.B) {
-					var got int64
-					sum := func(w *Worker) { got = joinSum(w, bt.root) }
-					withWarmPool(b, par, sum, func(p *pool.Pool) {
-						for i := 0; i < b.N; i++ {
-							Run(p, sum)
-							if got != bt.sum {
-								b.Fatal("wrong sum")
-							}
-						}
-					})
+					benchRunSum(b, bt, par, joinSum)
 					perOp(b, bt.nodes, "ns/node")
 				})
 			}
@@ -198,16 +195,7 @@ func BenchmarkScaling(b *testing.B) {
 	})
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("fork-p%d", par), func(b *testing.B) {
-			var got int64
-			sum := func(w *Worker) { got = sumFork.Call(w, bt.root) }
-			withWarmPool(b, par, sum, func(p *pool.Pool) {
-				for i := 0; i < b.N; i++ {
-					Run(p, sum)
-					if got != bt.sum {
-						b.Fatal("wrong sum")
-					}
-				}
-			})
+			benchRunSum(b, bt, par, sumFork.Call)
 		})
 	}
 	for _, cut := range []int{1, 4, 8} {
