@@ -191,42 +191,73 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 // A panic in either call is re-raised by Join (after the other call has
 // finished or was abandoned), and the run is cancelled.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
-	// The fast path is written out by hand (helpers only on the slow
-	// paths: a new slab chunk, a longer fork stack, a heartbeat): it runs
-	// once per fork and every instruction shows.
-	s := slabOf[A, R](w, f.sid)
-	var sl *slot[A, R]
-	if off := s.off; off < len(s.cur) {
-		sl = &s.cur[off]
-		s.off = off + 1
-	} else {
-		sl = s.push()
+	// The fast path: one guard for everything unusual (no slab yet, a
+	// full chunk or fork stack, a heartbeat due), then the fork written
+	// out by hand. It runs once per fork and every instruction shows.
+	var s *slab[A, R]
+	if f.sid < len(w.slabs) {
+		s = (*slab[A, R])(w.slabs[f.sid])
 	}
+	i := w.sp
+	if s == nil || s.off >= len(s.cur) || i >= len(w.forks) || w.poll.Load() {
+		return f.joinSlow(w, a, b)
+	}
+	off := s.off
+	sl := &s.cur[off]
+	s.off = off + 1
 	if sl.fork != f { // slots are shared by the Forks of one (A, R)
 		sl.fork = f
 		sl.hdr.exec = f.exec
 	}
 	sl.arg = b
-	i := w.sp
-	if i < len(w.forks) {
-		w.forks[i] = &sl.hdr
-		w.sp = i + 1
-	} else {
-		w.pushFork(&sl.hdr)
+	w.forks[i] = &sl.hdr
+	w.sp = i + 1
+	ra := f.fn(w, a)
+	w.sp = i
+	if i >= w.published {
+		// Not published: the slot is ours again. It was pushed at off <
+		// len(cur) without a chunk change, and everything pushed since
+		// was popped, so popping is one decrement (slab.pop moves back a
+		// chunk only when off reaches 0 with ci > 0, which a push at
+		// off = 0 implies cannot happen: ci > 0 keeps off >= 1).
+		s.off = off
+		return ra, f.fn(w, b)
 	}
+	return ra, f.joinPublished(w, s, sl, i)
+}
+
+// joinSlow is Join when the fast path's guard fails.
+//
+//go:noinline
+func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
+	s := slabOf[A, R](w, f.sid)
+	sl := s.push()
+	if sl.fork != f {
+		sl.fork = f
+		sl.hdr.exec = f.exec
+	}
+	sl.arg = b
+	w.pushFork(&sl.hdr)
 	if w.poll.Load() {
 		w.heartbeat()
 	}
 	ra := f.fn(w, a)
 	w.sp--
-	i = w.sp
-	var rb R
+	i := w.sp
 	if i >= w.published {
-		if w.poll.Load() {
-			w.heartbeat()
-		}
-		rb = f.fn(w, sl.arg)
-	} else if w.reclaim(&sl.hdr, i) {
+		s.pop()
+		return ra, f.fn(w, b)
+	}
+	return ra, f.joinPublished(w, s, sl, i)
+}
+
+// joinPublished joins a fork whose slot was published: it takes it back
+// from the deque and runs it, or waits for the thief that has it.
+//
+//go:noinline
+func (f *Fork[A, R]) joinPublished(w *Worker, s *slab[A, R], sl *slot[A, R], i int) R {
+	var rb R
+	if w.reclaim(&sl.hdr, i) {
 		rb = f.fn(w, sl.arg)
 	} else {
 		rb = sl.res
@@ -234,7 +265,7 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	// The slot keeps its argument until it is reused: like a stack frame,
 	// it retains at most one value per level of nesting.
 	s.pop()
-	return ra, rb
+	return rb
 }
 
 // Future is a forked call of a Fork, to be joined with Future.Join. Futures
