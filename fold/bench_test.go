@@ -72,6 +72,31 @@ func (s *slabFolder[N, H, R]) fold(n N, d int) R {
 	return s.f.Finalize(&s.hs[d])
 }
 
+// treeishFolder is the best recursion through a Treeish: heaps in a slice
+// indexed by depth, and one yield function per depth made once, so that
+// nothing is allocated per node.
+type treeishFolder[N, H, R any] struct {
+	f      fold.Fold[N, H, R]
+	g      tree.Treeish[N]
+	hs     []H
+	yields []func(N) bool
+}
+
+func (s *treeishFolder[N, H, R]) fold(n N, d int) R {
+	if d == len(s.hs) {
+		s.hs = append(s.hs, s.f.Init(n))
+		s.yields = append(s.yields, func(c N) bool {
+			r := s.fold(c, d+1)
+			s.f.Accumulate(&s.hs[d], r)
+			return true
+		})
+	} else {
+		s.hs[d] = s.f.Init(n)
+	}
+	s.g(n, s.yields[d])
+	return s.f.Finalize(&s.hs[d])
+}
+
 func noopFold() fold.Fold[*Node, int, int] {
 	return fold.New(
 		func(*Node) int { return 1 },
@@ -110,6 +135,13 @@ func benchWorkload[H, R comparable](b *testing.B, g *testtree.Graph, f fold.Fold
 	})
 	b.Run("hand-callbacks-slab", func(b *testing.B) {
 		s := &slabFolder[*Node, H, R]{f: f, kids: kidsOf}
+		for range b.N {
+			check(b, s.fold(g.Root, 0))
+		}
+		perNode(b, n)
+	})
+	b.Run("hand-treeish-slab", func(b *testing.B) {
+		s := &treeishFolder[*Node, H, R]{f: f, g: tree.FromSlice(kidsOf)}
 		for range b.N {
 			check(b, s.fold(g.Root, 0))
 		}

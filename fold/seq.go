@@ -2,6 +2,73 @@ package fold
 
 import "github.com/forkjoin-go/forkjoin/tree"
 
+// Seq is a plain recursion for the first levels and an explicit stack
+// below them.
+//
+// Near the root it recurses on the goroutine stack exactly as a
+// hand-written fold would: a node's heap lives in a slice indexed by depth,
+// and each depth has one yield function, made once, that folds the child
+// it is given and accumulates the result. Nothing is allocated per node,
+// and a node's children are folded while the Treeish is still yielding
+// them. Recursion stops at depth recDepth: a node found there is folded by
+// the explicit-stack loop (seqStack, see stack.go), whose memory is the
+// heap, so a chain of 10^6 nodes costs recDepth frames of goroutine stack
+// and the rest on the heap, in chunks.
+//
+// Invariant: hs[d] holds the heap of the node being folded at depth d
+// while that node is open, and the zero H otherwise, so that a finalised
+// heap is not kept reachable. Pointers into hs are taken again after every
+// recursive call (a deeper level may grow hs and move it).
+
+// recDepth bounds the recursion of Seq on the goroutine stack: a few
+// hundred bytes per level, so tens of kilobytes at most.
+const recDepth = 128
+
+type seqFolder[N, H, R any] struct {
+	init  func(N) H
+	acc   func(*H, R)
+	fin   func(*H) R
+	g     tree.Treeish[N]
+	hs    []H          // heaps of the open nodes, by depth
+	d     int          // depth of the next node to open; hs[d-1] is the parent's
+	yield func(N) bool // folds a child of the node at depth d-1
+	deep  *stackFolder[N, H, R]
+}
+
+func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
+	s := &seqFolder[N, H, R]{init: f.Init, acc: f.Accumulate, fin: f.Finalize, g: g,
+		hs: make([]H, 0, 16)}
+	s.yield = func(c N) bool {
+		r := s.fold(c) // returns with s.d as it found it
+		s.acc(&s.hs[s.d-1], r)
+		return true
+	}
+	return s
+}
+
+// fold folds the subtree of n, at depth s.d.
+func (s *seqFolder[N, H, R]) fold(n N) R {
+	d := s.d
+	if d == len(s.hs) {
+		if d == recDepth {
+			if s.deep == nil {
+				s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
+			}
+			return s.deep.fold(n)
+		}
+		var zero H
+		s.hs = append(s.hs, zero)
+	}
+	s.hs[d] = s.init(n)
+	s.d = d + 1
+	s.g(n, s.yield)
+	s.d = d
+	r := s.fin(&s.hs[d])
+	var zero H
+	s.hs[d] = zero
+	return r
+}
+
 // frame is a node in progress: its heap, and its segment of the kidStack,
 // kids[start:], whose children from next on are still to enter.
 type frame[H any] struct {
@@ -12,13 +79,14 @@ type frame[H any] struct {
 // Seq runs f over the tree below root on the calling goroutine and returns
 // the root's result.
 //
-// It walks depth-first with explicit stacks instead of recursion, so the
-// depth of the tree is limited only by memory: memory in use is one frame
-// (a heap and two ints) per node on the current path plus one slot per
-// child of those nodes not yet entered. A node's children are collected into a reused
-// buffer when the node is entered (after its Init), so a children function
-// that streams is run to its end before the node's first child is folded.
-// Seq allocates nothing per node itself.
+// Near the root it is a plain recursion (a node's children are folded as
+// g yields them, one by one); from depth 128 on it continues with explicit
+// stacks, so the depth of the tree is limited only by memory: below that
+// depth, memory in use is one frame (a heap and two ints) per node on the
+// current path plus one slot per child of those nodes not yet entered, and
+// a node's children are collected into a reused buffer when the node is
+// entered, before its first child is folded. Seq allocates nothing per
+// node itself.
 //
 // Seq panics with an error wrapping ErrNilFunc if a callback or g is nil. A
 // panic in a callback or in g propagates unchanged.
@@ -26,10 +94,29 @@ func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	if err := check(f, g); err != nil {
 		panic(err)
 	}
-	init, acc, fin := f.Init, f.Accumulate, f.Finalize
-	ks := newKidStack[N]()
-	fs := newFrameStack[frame[H]]()
-	spare := new(frame[H])
+	return newSeqFolder(f, g).fold(root)
+}
+
+// stackFolder folds a subtree with explicit stacks instead of recursion;
+// its stacks are kept for the next subtree (they are empty between folds).
+type stackFolder[N, H, R any] struct {
+	init  func(N) H
+	acc   func(*H, R)
+	fin   func(*H) R
+	g     tree.Treeish[N]
+	ks    *kidStack[N]
+	fs    frameStack[frame[H]]
+	spare *frame[H]
+}
+
+func newStackFolder[N, H, R any](init func(N) H, acc func(*H, R), fin func(*H) R, g tree.Treeish[N]) *stackFolder[N, H, R] {
+	return &stackFolder[N, H, R]{init: init, acc: acc, fin: fin, g: g,
+		ks: newKidStack[N](), fs: newFrameStack[frame[H]](), spare: new(frame[H])}
+}
+
+func (s *stackFolder[N, H, R]) fold(root N) R {
+	init, acc, fin, g := s.init, s.acc, s.fin, s.g
+	ks, fs, spare := s.ks, &s.fs, s.spare
 	top := fs.push(frame[H]{h: init(root)})
 	g(root, ks.push)
 	for {

@@ -55,6 +55,30 @@ func TestSeqMatchesReference(t *testing.T) {
 	})
 }
 
+// TestSeqPastRecursionDepth folds a comb deeper than Seq's recursion
+// (a spine whose every node also has a leaf child before and after the
+// next spine node, and a few children at the bottom), so that many
+// subtrees are handed to the explicit-stack loop, which reuses its stacks:
+// the result must still equal the reference, for order-sensitive folds too.
+func TestSeqPastRecursionDepth(t *testing.T) {
+	const spine = 400
+	g := testtree.ChainGraph(3 * spine)
+	for i := 0; i < spine-1; i++ {
+		// Node i: children leaf (spine+2i), next spine node i+1, leaf (spine+2i+1).
+		g.Nodes[i].Children = []*Node{g.Nodes[spine+2*i], g.Nodes[i+1], g.Nodes[spine+2*i+1]}
+	}
+	for i := spine; i < 3*spine; i++ {
+		g.Nodes[i].Children = nil
+	}
+	g.Nodes[spine-1].Children = []*Node{g.Nodes[3*spine-2], g.Nodes[3*spine-1]}
+	rapid.Check(t, func(t *rapid.T) {
+		spec := testtree.GenFold().Draw(t, "fold")
+		if got, want := fold.Seq(spec.Fold(), children, g.Root), spec.Ref(g.Root); !got.Equal(want) {
+			t.Fatalf("got %v\nwant %v", got, want)
+		}
+	})
+}
+
 func TestSeqSumMatchesRecursion(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := testtree.AnyTree(1000).Draw(t, "graph")
