@@ -73,6 +73,9 @@ type scheduler struct {
 	// joinWake parks participants waiting for a stolen task or a
 	// Completion; the task's finisher notifies it.
 	joinWake dispatch.EventCount
+	// joinParked counts the participants parked (or about to park) in
+	// helpUntil. New work wakes them: they asked for it (see wakeCheck).
+	joinParked atomic.Int32
 
 	// Spawned tasks (priority.go, spawn.go).
 	inj        injector
@@ -194,6 +197,13 @@ func (s *scheduler) releaseCaller(w *Worker) {
 // wakeCheck wakes one worker if new work may need it. Called after work
 // was made visible to thieves.
 func (s *scheduler) wakeCheck() {
+	if s.joinParked.Load() != 0 {
+		// A participant waiting for a join parked after asking others
+		// to publish: this may be what it asked for. (It counted itself
+		// in before its last look for work; this load follows the work's
+		// publication: one of the two sees the other.)
+		s.joinWake.NotifyAll()
+	}
 	st := s.state.Load()
 	if searching(st) != 0 || active(st) >= s.maxWorkers || st&wakingBit != 0 {
 		return

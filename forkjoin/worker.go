@@ -246,13 +246,27 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 			}
 			continue
 		}
+		// Park until a finisher or a publication wakes us. Count in
+		// first, then take the token, then look once more: a publication
+		// after the count-in notifies (wakeCheck), one before it is seen
+		// by this last look.
 		w.parked.Store(true)
+		w.sched.joinParked.Add(1)
 		tok := w.sched.joinWake.Prepare()
 		if done() {
+			w.sched.joinParked.Add(-1)
 			w.parked.Store(false)
 			break
 		}
+		if t := w.stealOnce(); t != nil {
+			w.sched.joinParked.Add(-1)
+			w.parked.Store(false)
+			w.execute(t)
+			idle = 0
+			continue
+		}
 		w.sched.joinWake.Wait(tok)
+		w.sched.joinParked.Add(-1)
 		w.parked.Store(false)
 		idle = stealSpins / 2
 	}
