@@ -128,6 +128,8 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		top := &st.frames[len(st.frames)-1]
 		if top.lo < top.hi {
 			c := st.kids[top.lo]
+			var zero N
+			st.kids[top.lo] = zero // the buffer keeps no entered child reachable
 			top.lo++
 			if r, leaf := st.enter(c); leaf {
 				ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
@@ -169,8 +171,7 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		}
 		r := ops.Finalize(&top.h)
 		n := len(st.frames) - 1
-		clear(st.kids[top.base:]) // release the children's references
-		st.kids = st.kids[:top.base]
+		st.kids = st.kids[:top.base] // every slot was cleared when taken
 		st.frames[n] = frame[N, H, R]{} // release the heap now
 		st.frames = st.frames[:n]
 		if st.low > n {
@@ -287,6 +288,8 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) {
 	} else {
 		f.hi--
 		p = &pub[N, H, R]{ops: st.ops, node: st.kids[f.hi]}
+		var zero N
+		st.kids[f.hi] = zero
 		p.task.Init(runPub[N, H, R])
 	}
 	st.ops.pending.Add(1)
@@ -367,7 +370,10 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			hi = mid
 			continue
 		}
-		p.results[lo] = st.run(w, p.nodes[lo])
+		c := p.nodes[lo]
+		var zero N
+		p.nodes[lo] = zero // the slot is in its owner's buffer, which it releases unread
+		p.results[lo] = st.run(w, c)
 		lo++
 	}
 	putState(w, st)
