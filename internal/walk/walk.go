@@ -74,6 +74,7 @@ type frame[N, H, R any] struct {
 	base   int           // start of this frame's children in the buffer
 	lo, hi int           // unvisited own children: kids[lo:hi]
 	pubs   *pub[N, H, R] // published children, in child order
+	ranged bool          // a range pub holds some children in place
 }
 
 type state[N, H, R any] struct {
@@ -171,7 +172,12 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		}
 		r := ops.Finalize(&top.h)
 		n := len(st.frames) - 1
-		st.kids = st.kids[:top.base] // every slot was cleared when taken
+		if top.ranged {
+			// A range pub read its children in place (its runner may be
+			// another goroutine, so only the owner clears them, now).
+			clear(st.kids[top.base:])
+		}
+		st.kids = st.kids[:top.base]    // other slots were cleared when taken
 		st.frames[n] = frame[N, H, R]{} // release the heap now
 		st.frames = st.frames[:n]
 		if st.low > n {
@@ -285,6 +291,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) {
 		mid := f.lo + n/2
 		p = newRangePub(st.ops, st.kids[mid:f.hi:f.hi], nil)
 		f.hi = mid
+		f.ranged = true
 	} else {
 		f.hi--
 		p = &pub[N, H, R]{ops: st.ops, node: st.kids[f.hi]}
@@ -370,10 +377,7 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			hi = mid
 			continue
 		}
-		c := p.nodes[lo]
-		var zero N
-		p.nodes[lo] = zero // the slot is in its owner's buffer, which it releases unread
-		p.results[lo] = st.run(w, c)
+		p.results[lo] = st.run(w, p.nodes[lo])
 		lo++
 	}
 	putState(w, st)
