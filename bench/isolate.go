@@ -102,6 +102,9 @@ func (h *harness) runIsolated(w *Workload, stderr io.Writer) *WorkloadResult {
 		"-child-deadlocks", string(dl),
 		"-child-progress", fmt.Sprintf("%d/%d/%d", h.prog.done, h.prog.total, h.prog.start.UnixNano()),
 	}
+	if def, _ := defaultConfig(cfg.Mode); cfg.RunLimit != def.RunLimit {
+		args = append(args, "-run-limit", cfg.RunLimit.String())
+	}
 	if len(cfg.Strategies) > 0 {
 		args = append(args, "-strategies", strings.Join(cfg.Strategies, ","))
 	}
