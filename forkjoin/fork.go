@@ -11,6 +11,14 @@ package forkjoin
 // or, if a thief has it, helps until the thief has written the result into
 // the slot.
 //
+// Word forks. When A is one machine word (a pointer, a map, a channel, a
+// function, or a number of at most 8 bytes), the argument does not even go
+// into a slot: the fork writes it into its entry on the private stack,
+// beside a pointer to the Fork's wordFork, and takes a slot (from the
+// slab's free list) only if a heartbeat publishes the entry. That is two
+// stores per fork where a slot costs a slab lookup, a bump and a store
+// more; tree-sum and fib fork on pointers and ints.
+//
 // Slabs. Each worker keeps one slab per (A, R) pair: a LIFO stack of
 // slot{header, arg, result} stored in chunks that are never moved or freed,
 // so a pointer to a slot stays valid for thieves. Slots are reused in LIFO
@@ -39,6 +47,29 @@ type slab[A, R any] struct {
 	ci     int
 	chunks [][]slot[A, R]
 	owner  *Worker
+	// free holds the slots of published word forks, which are taken and
+	// given back in publication and join order, not LIFO.
+	free []*slot[A, R]
+}
+
+// takeFree returns a slot for a word fork being published.
+func (s *slab[A, R]) takeFree() *slot[A, R] {
+	if n := len(s.free); n > 0 {
+		sl := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return sl
+	}
+	sl := new(slot[A, R])
+	sl.hdr.owner = s.owner
+	return sl
+}
+
+// giveFree takes back a published word fork's slot once its join is over.
+func (s *slab[A, R]) giveFree(sl *slot[A, R]) {
+	var zero slot[A, R]
+	sl.arg, sl.res = zero.arg, zero.res
+	s.free = append(s.free, sl)
 }
 
 func (s *slab[A, R]) push() *slot[A, R] {
@@ -84,6 +115,8 @@ func (s *slab[A, R]) reset() {
 		}
 	}
 	s.ci, s.off, s.cur = 0, 0, nil
+	clear(s.free) // slots of abandoned publications are simply dropped
+	s.free = s.free[:0]
 }
 
 type slabResetter interface{ reset() }
@@ -138,9 +171,7 @@ func (w *Worker) resetSlabs() {
 	for _, s := range w.resetters {
 		s.reset()
 	}
-	for i := range w.forks[:w.sp] {
-		w.forks[i] = nil
-	}
+	clear(w.forks[:w.sp])
 	w.sp, w.published, w.dirty = 0, 0, false
 }
 
@@ -165,6 +196,66 @@ type Fork[A, R any] struct {
 	fn   func(w *Worker, arg A) R
 	sid  int
 	exec func(w *Worker, h *task)
+	kind uint8 // wordPointer or wordScalar for a word fork, else 0
+	word wordFork
+}
+
+// forkEntry is one pending fork on a worker's private stack. A word fork
+// keeps its argument in ptr (pointer-shaped) or bits (a number), with word
+// set; hdr is set only once a heartbeat published it. Any other fork keeps
+// its argument in a slab slot from the start: hdr is the slot's header and
+// word is nil. Entries above sp are stale and ignored.
+type forkEntry struct {
+	hdr  *task
+	word *wordFork
+	ptr  unsafe.Pointer
+	bits uintptr
+}
+
+// wordFork is how a word fork's entry is published: publish moves the
+// argument into a slot, records the slot in the entry and returns it.
+type wordFork struct {
+	publish func(w *Worker, e *forkEntry) *task
+}
+
+const (
+	wordPointer = 1 + iota
+	wordScalar
+)
+
+// wordKind tells whether A fits in one machine word, and how.
+func wordKind[A any]() uint8 {
+	t := reflect.TypeFor[A]()
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return wordPointer
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64:
+		if t.Size() <= unsafe.Sizeof(uintptr(0)) {
+			return wordScalar
+		}
+	}
+	return 0
+}
+
+// setWord writes a word fork's argument into e. The two conversions read
+// and write exactly the bytes of an A: wordKind checked its shape.
+func (f *Fork[A, R]) setWord(e *forkEntry, b A) {
+	e.word = &f.word
+	if f.kind == wordPointer {
+		e.ptr = *(*unsafe.Pointer)(unsafe.Pointer(&b))
+	} else {
+		*(*A)(unsafe.Pointer(&e.bits)) = b
+	}
+}
+
+// wordArg reads back the argument setWord wrote.
+func (f *Fork[A, R]) wordArg(e *forkEntry) A {
+	if f.kind == wordPointer {
+		return *(*A)(unsafe.Pointer(&e.ptr))
+	}
+	return *(*A)(unsafe.Pointer(&e.bits))
 }
 
 // NewFork prepares fn for forking. fn must not be nil.
@@ -172,10 +263,18 @@ func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
 	if fn == nil {
 		panic("forkjoin: NewFork with a nil function")
 	}
-	f := &Fork[A, R]{fn: fn, sid: slabIDFor[A, R]()}
+	f := &Fork[A, R]{fn: fn, sid: slabIDFor[A, R](), kind: wordKind[A]()}
 	f.exec = func(w *Worker, h *task) {
 		sl := (*slot[A, R])(taskPointer(h))
 		sl.res = f.fn(w, sl.arg)
+	}
+	f.word.publish = func(w *Worker, e *forkEntry) *task {
+		sl := slabOf[A, R](w, f.sid).takeFree()
+		sl.fork = f
+		sl.hdr.exec = f.exec
+		sl.arg = f.wordArg(e)
+		e.hdr = &sl.hdr
+		return &sl.hdr
 	}
 	return f
 }
@@ -191,9 +290,23 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 // A panic in either call is re-raised by Join (after the other call has
 // finished or was abandoned), and the run is cancelled.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
-	// The fast path: one guard for everything unusual (no slab yet, a
-	// full chunk or fork stack, a heartbeat due), then the fork written
-	// out by hand. It runs once per fork and every instruction shows.
+	// The fast paths: one guard for everything unusual (a full fork stack
+	// or slab chunk, no slab yet, a heartbeat due), then the fork written
+	// out by hand. They run once per fork and every instruction shows.
+	if f.kind != 0 {
+		i := w.sp
+		if i >= len(w.forks) || w.poll.Load() {
+			return f.joinSlow(w, a, b)
+		}
+		f.setWord(&w.forks[i], b)
+		w.sp = i + 1
+		ra := f.fn(w, a)
+		w.sp = i
+		if i >= w.published {
+			return ra, f.fn(w, b)
+		}
+		return ra, f.joinPublishedWord(w, i)
+	}
 	var s *slab[A, R]
 	if f.sid < len(w.slabs) {
 		s = (*slab[A, R])(w.slabs[f.sid])
@@ -210,7 +323,8 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 		sl.hdr.exec = f.exec
 	}
 	sl.arg = b
-	w.forks[i] = &sl.hdr
+	e := &w.forks[i]
+	e.hdr, e.word = &sl.hdr, nil
 	w.sp = i + 1
 	ra := f.fn(w, a)
 	w.sp = i
@@ -230,6 +344,21 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 //
 //go:noinline
 func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
+	if f.kind != 0 {
+		w.growForks()
+		i := w.sp
+		f.setWord(&w.forks[i], b)
+		w.sp = i + 1
+		if w.poll.Load() {
+			w.heartbeat() // may publish this very fork
+		}
+		ra := f.fn(w, a)
+		w.sp = i
+		if i >= w.published {
+			return ra, f.fn(w, b)
+		}
+		return ra, f.joinPublishedWord(w, i)
+	}
 	s := slabOf[A, R](w, f.sid)
 	sl := s.push()
 	if sl.fork != f {
@@ -249,6 +378,23 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		return ra, f.fn(w, b)
 	}
 	return ra, f.joinPublished(w, s, sl, i)
+}
+
+// joinPublishedWord joins a word fork (entry i, just popped) that was
+// published: like joinPublished, then the slot goes back to the free list.
+//
+//go:noinline
+func (f *Fork[A, R]) joinPublishedWord(w *Worker, i int) R {
+	h := w.forks[i].hdr
+	sl := (*slot[A, R])(taskPointer(h))
+	var rb R
+	if w.reclaim(h, i) {
+		rb = f.fn(w, sl.arg)
+	} else {
+		rb = sl.res
+	}
+	slabOf[A, R](w, f.sid).giveFree(sl)
+	return rb
 }
 
 // joinPublished joins a fork whose slot was published: it takes it back
@@ -301,12 +447,12 @@ func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
 // participant took it, or helping until the one that did has finished.
 func (fu Future[A, R]) Join(w *Worker) R {
 	i := w.sp - 1
-	if fu.sl == nil || i != fu.idx || w.forks[i] != &fu.sl.hdr {
+	if fu.sl == nil || i != fu.idx || w.forks[i].hdr != &fu.sl.hdr || w.forks[i].word != nil {
 		w.checkActive() // a stale handle is the likelier mistake
 		panic("forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice")
 	}
 	w.sp = i
-	w.forks[i] = nil
+	w.forks[i] = forkEntry{}
 	var r R
 	if i >= w.published {
 		if w.poll.Load() {

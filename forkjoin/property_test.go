@@ -195,3 +195,87 @@ func TestPropReduceMatrix(t *testing.T) {
 		}
 	})
 }
+
+// The mixed fork: Futures (whose arguments live in slab slots), word forks
+// on pointers (arguments in the stack entries, slots only when published),
+// a fork on a struct and a word fork on int16, nested in one another, so
+// that every kind of entry sits above and below every other on a private
+// stack while heartbeats publish the oldest.
+type kArg struct {
+	n    *knode
+	salt uint64
+}
+
+var (
+	mixedFork  *Fork[*knode, uint64]
+	structFork *Fork[kArg, uint64]
+	smallFork  *Fork[int16, int]
+)
+
+func init() {
+	mixedFork = NewFork(func(w *Worker, n *knode) uint64 {
+		k := len(n.kids)
+		if k == 0 {
+			return n.val + uint64(smallFork.Call(w, int16(n.val%12)))
+		}
+		var futs [maxKids]Future[*knode, uint64]
+		var res [maxKids]uint64
+		for i := 2; i < k; i++ {
+			futs[i] = mixedFork.Fork(w, n.kids[i])
+		}
+		switch {
+		case k == 1:
+			res[0] = mixedFork.Call(w, n.kids[0])
+		case n.val&1 == 0:
+			res[0], res[1] = mixedFork.Join(w, n.kids[0], n.kids[1])
+		default:
+			a, b := structFork.Join(w, kArg{n.kids[0], 1}, kArg{n.kids[1], 2})
+			res[0], res[1] = a-1, b-2
+		}
+		for i := k - 1; i >= 2; i-- {
+			res[i] = futs[i].Join(w)
+		}
+		h := n.val
+		for _, r := range res[:k] {
+			h = h*0x100000001B3 ^ r
+		}
+		return h
+	})
+	structFork = NewFork(func(w *Worker, a kArg) uint64 { return mixedFork.Call(w, a.n) + a.salt })
+	smallFork = NewFork(func(w *Worker, n int16) int {
+		if n < 2 {
+			return int(n)
+		}
+		a, b := smallFork.Join(w, n-1, n-2)
+		return a + b
+	})
+}
+
+func seqMixed(n *knode) uint64 {
+	if len(n.kids) == 0 {
+		return n.val + uint64(seqFib(int(n.val%12)))
+	}
+	h := n.val
+	for _, k := range n.kids {
+		h = h*0x100000001B3 ^ seqMixed(k)
+	}
+	return h
+}
+
+func TestPropMixedForks(t *testing.T) {
+	leakcheck.Check(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		r := drawRand(rt)
+		root := randKTree(r, rapid.IntRange(1, 20_000).Draw(rt, "nodes"))
+		want := seqMixed(root)
+		p := drawPool(rt)
+		defer p.Close()
+		for round := 0; round < 2; round++ {
+			var got uint64
+			Run(p, func(w *Worker) { got = mixedFork.Call(w, root) })
+			if got != want {
+				rt.Fatalf("round %d: got %#x, sequential %#x", round, got, want)
+			}
+		}
+	})
+}

@@ -23,8 +23,8 @@ type Worker struct {
 
 	// forks is the private stack of pending forks, oldest first: forks[i]
 	// for i < sp are live; those below published are in dq (or were taken
-	// by thieves).
-	forks     []*task
+	// by thieves). See forkEntry (fork.go).
+	forks     []forkEntry
 	sp        int
 	published int
 	slabs     []unsafe.Pointer // *slab[A, R], indexed by the slab id of (A, R)
@@ -77,7 +77,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		dq:             newDeque(),
 		id:             id,
 		poolIndex:      poolIndex,
-		forks:          make([]*task, 64),
+		forks:          make([]forkEntry, 64),
 		injectInterval: injectIntervalMax,
 		rng:            uint64(id)*0x9E3779B97F4A7C15 + 1,
 	}
@@ -129,14 +129,20 @@ func (w *Worker) nextRand() uint64 {
 	return w.rng
 }
 
-// pushFork records a new private fork. Owner only; no shared memory.
+// pushFork records a new private fork whose argument is in the slot of h.
+// Owner only; no shared memory.
 func (w *Worker) pushFork(h *task) {
+	w.growForks()
+	w.forks[w.sp] = forkEntry{hdr: h}
+	w.sp++
+}
+
+// growForks makes room for one more entry on the private stack.
+func (w *Worker) growForks() {
 	if w.sp == len(w.forks) {
-		w.forks = append(w.forks, nil)
+		w.forks = append(w.forks, forkEntry{})
 		w.forks = w.forks[:cap(w.forks)]
 	}
-	w.forks[w.sp] = h
-	w.sp++
 }
 
 // heartbeat is the slow path of a fork, taken when poll is set: check that
@@ -157,7 +163,11 @@ func (w *Worker) publishOldest() {
 	if i >= w.sp {
 		return
 	}
-	h := w.forks[i]
+	e := &w.forks[i]
+	h := e.hdr
+	if e.word != nil {
+		h = e.word.publish(w, e) // its argument moves into a slot now
+	}
 	h.run = w.run
 	h.state.Store(taskPending)
 	h.thief.Store(nil)
@@ -411,8 +421,8 @@ func (w *Worker) abandon(mark int) {
 		// must not publish the abandoned entries again.
 		w.sp--
 		i := w.sp
-		h := w.forks[i]
-		w.forks[i] = nil
+		h := w.forks[i].hdr // a word fork's slot only if it was published
+		w.forks[i] = forkEntry{}
 		if i < w.published {
 			w.published = i
 			taken := false
