@@ -42,7 +42,11 @@ package forkjoin
 // A thief that finds no published work sets the poll flag of every busy
 // participant; each publishes one fork at its next fork and calls
 // wakeCheck. When a thief gives up and parks, the flags it left behind
-// wake it (or another) as soon as work is published.
+// wake it (or another) as soon as work is published. A participant that
+// waits for a join (helpUntil) and parks is not a pool worker outside the
+// scheduler, so wakeCheck's throttle does not cover it: it counts itself in
+// joinParked before its last look for work, and wakeCheck, which runs after
+// new work is visible, notifies joinWake while that count is not zero.
 
 import (
 	"sync"
