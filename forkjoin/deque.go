@@ -49,47 +49,77 @@ func newRing(size int64) *ring {
 	return &ring{mask: size - 1, slots: make([]atomic.Pointer[task], size)}
 }
 
-// deque is a growable work-stealing deque of tasks. The zero value is not
-// usable; see newDeque.
-type deque struct {
-	top    atomic.Int64 // CASed by thieves and by the owner on the last task
+// ringQueue is what deque and spawnQueue (squeue.go) share: the indices,
+// the ring, the owner's push and the growth. The zero value is not usable;
+// see newRingQueue.
+type ringQueue struct {
+	top    atomic.Int64 // CASed by thieves, and by the owner on the last tasks
 	_      cacheline.Pad
 	bottom atomic.Int64 // written only by the owner
 	buf    atomic.Pointer[ring]
 	_      cacheline.Pad
 }
 
-func newDeque() *deque {
-	d := &deque{}
-	d.buf.Store(newRing(dequeInitialSize))
-	return d
-}
+func (q *ringQueue) init() { q.buf.Store(newRing(dequeInitialSize)) }
 
 // push adds t at the bottom. Owner only.
-func (d *deque) push(t *task) {
-	b := d.bottom.Load()
-	top := d.top.Load()
-	r := d.buf.Load()
+func (q *ringQueue) push(t *task) {
+	b := q.bottom.Load()
+	top := q.top.Load()
+	r := q.buf.Load()
 	if b-top > r.mask {
-		r = d.grow(r, top, b)
+		r = q.growTo(r, top, b, b-top+1)
 	}
 	r.slots[b&r.mask].Store(t)
-	d.bottom.Store(b + 1) // publish the slot
+	q.bottom.Store(b + 1) // publish the slot
 }
 
-func (d *deque) grow(old *ring, top, bottom int64) *ring {
-	r := newRing(2 * (old.mask + 1))
+// growTo replaces the ring by one of at least need slots (and at least
+// twice the old size) holding the live tasks at the same indices.
+func (q *ringQueue) growTo(old *ring, top, bottom, need int64) *ring {
+	size := 2 * (old.mask + 1)
+	for size < need {
+		size *= 2
+	}
+	r := newRing(size)
 	for i := top; i < bottom; i++ {
 		r.slots[i&r.mask].Store(old.slots[i&old.mask].Load())
 	}
-	d.buf.Store(r)
+	q.buf.Store(r)
 	return r
+}
+
+// size is a snapshot of the number of tasks (may be stale at once).
+func (q *ringQueue) size() int {
+	n := q.bottom.Load() - q.top.Load()
+	if n < 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// deque is a growable work-stealing deque of tasks. The zero value is not
+// usable; see newDeque.
+type deque struct{ ringQueue }
+
+func newDeque() *deque {
+	d := &deque{}
+	d.init()
+	return d
 }
 
 // pop removes the task at the bottom, or returns nil if the deque is empty
 // (or a thief took the last task). Owner only.
+//
+// An empty deque is recognised before the claim: only the owner adds
+// tasks, so top ≥ bottom seen by the owner means empty at the moment top
+// was loaded, and the claim's store and fence (an atomic exchange, several
+// nanoseconds) are saved on the many pops of empty queues a search makes.
 func (d *deque) pop() *task {
 	b := d.bottom.Load() - 1
+	if d.top.Load() > b {
+		return nil
+	}
 	r := d.buf.Load()
 	d.bottom.Store(b) // claim slot b before looking at top (the fence)
 	t := d.top.Load()
@@ -132,13 +162,4 @@ func (d *deque) steal() (*task, stealResult) {
 		return nil, contended
 	}
 	return x, stolen
-}
-
-// size is a snapshot of the number of tasks (may be stale at once).
-func (d *deque) size() int {
-	n := d.bottom.Load() - d.top.Load()
-	if n < 0 {
-		return 0
-	}
-	return int(n)
 }

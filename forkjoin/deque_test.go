@@ -81,16 +81,7 @@ func TestDequeModel(t *testing.T) {
 					rt.Fatalf("steal returned task %d, want %d", id, want)
 				}
 			},
-			"": func(rt *rapid.T) {
-				if d.size() != len(model) {
-					rt.Fatalf("size %d, model holds %d", d.size(), len(model))
-				}
-				c := d.buf.Load().mask + 1
-				if c < int64(len(model)) {
-					rt.Fatalf("capacity %d below size %d", c, len(model))
-				}
-				maxCap = max(maxCap, c)
-			},
+			"": func(rt *rapid.T) { maxCap = max(maxCap, checkQueueShape(rt, &d.ringQueue, len(model))) },
 		})
 		// Drain from both ends and check what is left.
 		for len(model) > 0 {
@@ -183,4 +174,17 @@ func TestDequeManyThieves(t *testing.T) {
 	if steals.Load() == 0 {
 		t.Errorf("no thief ever stole: the test did not test concurrency")
 	}
+}
+
+// checkQueueShape is the invariant of the model tests: the queue holds as
+// many tasks as the model and has room for them. It returns the capacity.
+func checkQueueShape(rt *rapid.T, q *ringQueue, n int) int64 {
+	if q.size() != n {
+		rt.Fatalf("size %d, model holds %d", q.size(), n)
+	}
+	c := q.buf.Load().mask + 1
+	if c < int64(n) {
+		rt.Fatalf("capacity %d below size %d", c, n)
+	}
+	return c
 }

@@ -149,23 +149,34 @@ func (in *injector) take(p Priority, workers int, rest []*task) (*task, []*task)
 	return t, rest
 }
 
-// spawnCounters count spawned tasks by priority.
+// spawnCounters count spawned tasks by priority: one set per participant
+// (written by its owner only) and one on the scheduler for submissions
+// from outside any participant.
 type spawnCounters struct {
 	submitted, completed, panicked, cancelled [numPriorities]atomic.Int64
 }
 
-func (c *spawnCounters) addStats(st *pool.Stats) {
+// addStats adds the counters to st's totals and per-priority counts, and
+// returns this set's totals (for a per-participant entry).
+func (c *spawnCounters) addStats(st *pool.Stats) (total pool.PriorityStats) {
 	for p := 0; p < numPriorities; p++ {
 		ps := &st.ByPriority[p]
-		ps.Submitted += c.submitted[p].Load()
-		ps.Completed += c.completed[p].Load()
-		ps.Panicked += c.panicked[p].Load()
-		ps.Cancelled += c.cancelled[p].Load()
-		st.Submitted += c.submitted[p].Load()
-		st.Completed += c.completed[p].Load()
-		st.Panicked += c.panicked[p].Load()
-		st.Cancelled += c.cancelled[p].Load()
+		sub, com := c.submitted[p].Load(), c.completed[p].Load()
+		pan, can := c.panicked[p].Load(), c.cancelled[p].Load()
+		ps.Submitted += sub
+		ps.Completed += com
+		ps.Panicked += pan
+		ps.Cancelled += can
+		total.Submitted += sub
+		total.Completed += com
+		total.Panicked += pan
+		total.Cancelled += can
 	}
+	st.Submitted += total.Submitted
+	st.Completed += total.Completed
+	st.Panicked += total.Panicked
+	st.Cancelled += total.Cancelled
+	return total
 }
 
 // Adaptive injector interval.
@@ -253,10 +264,8 @@ func (w *Worker) takeInjected(p Priority) *task {
 	if t == nil {
 		return nil
 	}
-	for i, r := range rest {
-		w.pq[p].push(r)
-		rest[i] = nil
-	}
+	w.pq[p].pushMany(rest)
+	clear(rest)
 	w.batchBuf = rest[:0]
 	if len(rest) > 0 {
 		s.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
@@ -278,9 +287,19 @@ func (w *Worker) stealPriority(p Priority, parts []*Worker, start int) *task {
 				return t
 			}
 		}
-		if t, r := v.pq[p].steal(); r == stolen {
+		// Up to half of v's queue at once: run the oldest, keep the rest
+		// in our own queue of the same priority (where others may steal
+		// them in turn).
+		if got, r := v.pq[p].steal(w.batchBuf[:0]); r == stolen {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
+			t := got[0]
+			if len(got) > 1 {
+				w.pq[p].pushMany(got[1:])
+				w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
+			}
+			clear(got)
+			w.batchBuf = got[:0]
 			return t
 		} else if r == contended {
 			w.counters.stealAttempts.Add(1)

@@ -190,6 +190,9 @@ func (s *scheduler) acquireCaller() *Worker {
 }
 
 func (s *scheduler) releaseCaller(w *Worker) {
+	if w.holdsSlack() {
+		w.flushSlack() // spawn.go: no slack outlives the Run
+	}
 	w.inUse.Store(false)
 	w.poll.Store(true) // a stale use of w reaches the slow path and panics
 	w.run = nil
@@ -284,19 +287,26 @@ func (s *scheduler) AddStats(st *pool.Stats) {
 	parts := *s.parts.Load()
 	for _, w := range parts {
 		c := w.counters.snapshot()
+		sp := w.sl.stats.addStats(st)
 		st.Tasks += c.Tasks
 		st.StealAttempts += c.StealAttempts
 		st.Steals += c.Steals
-		if w.poolIndex >= 0 && w.poolIndex < len(st.Workers) {
-			ws := &st.Workers[w.poolIndex]
-			ws.Tasks += c.Tasks
-			ws.StealAttempts += c.StealAttempts
-			ws.Steals += c.Steals
-		} else if w.poolIndex < 0 {
-			st.Callers.Tasks += c.Tasks
-			st.Callers.StealAttempts += c.StealAttempts
-			st.Callers.Steals += c.Steals
+		var ws *pool.WorkerStats
+		switch {
+		case w.poolIndex >= 0 && w.poolIndex < len(st.Workers):
+			ws = &st.Workers[w.poolIndex]
+		case w.poolIndex < 0:
+			ws = &st.Callers
+		default:
+			continue
 		}
+		ws.Tasks += c.Tasks
+		ws.StealAttempts += c.StealAttempts
+		ws.Steals += c.Steals
+		ws.Submitted += sp.Submitted
+		ws.Completed += sp.Completed
+		ws.Panicked += sp.Panicked
+		ws.Cancelled += sp.Cancelled
 	}
 	s.spawned.addStats(st)
 }

@@ -1,5 +1,56 @@
 package forkjoin
 
+// Spawned tasks: what they share, how they are counted, how they are
+// recycled.
+//
+// Counting without contended atomics. Two counters say when spawned tasks
+// are over: the scheduler's pending (Close drains until it is zero) and
+// each Scope's pending (the Scope returns when it is zero). Counting every
+// task in and out of them with an atomic add makes both workers of a
+// spawn-heavy run hammer the same cache lines. Instead each participant
+// keeps slack: a private count of how much a shared counter over-counts
+// because of it. With S the shared counter, P the true number of tasks
+// not yet over (plus one for a Scope's own function) and slack_w ≥ 0 the
+// slack of participant w, the invariant is
+//
+//	S = P + Σ_w slack_w,  every slack_w ≥ 0
+//
+// so S ≥ P ≥ 0, and S == 0 implies P == 0 (and every slack is zero): a
+// counter that reaches zero is exactly right, it is never early. The
+// operations keep the invariant:
+//
+//   - A task over on w: P drops by one, slack_w grows by one (S untouched).
+//   - A task spawned by w: P grows by one; if slack_w > 0 it shrinks by
+//     one, else w reserves: S += spawnReserve, slack_w += spawnReserve-1.
+//     The increment of S happens before the task is queued, so no other
+//     participant can count the task out before it was counted in.
+//   - A flush: S -= slack_w, slack_w = 0. The flush that brings S to zero
+//     completes the Scope (or wakes a draining Close).
+//
+// S never reaches zero early; what remains is that it does reach zero,
+// that is, slack is not held while its owner may wait for the counter. A
+// participant holds slack only in the scheduler's own loops (serve,
+// helpUntil) or while it runs a spawned task; it flushes before it goes
+// idle (no task found: before it searches, spins or parks), when it leaves
+// helpUntil back to the code that called it, when a caller's Run ends, and
+// before it executes any task that could not keep the counter from zero
+// anyway: for a Scope's slack, any task that is not a task of that Scope
+// (a task of the Scope keeps P ≥ 1 while it runs, so holding the slack
+// through it delays nothing); for the scheduler's, any task that is not a
+// spawned task. Slack for one Scope at a time: spawning into or finishing a
+// task of another Scope flushes the first one's.
+//
+// Statistics are per participant: each Worker counts what it submits and
+// what finishes on it in counters only it writes (atomic adds on memory no
+// other core writes, so the line stays in its cache); Pool.Stats sums them.
+// Submissions from outside any worker are counted on the scheduler.
+//
+// Recycling. A Scope's task structs come from a per-participant free list;
+// surplus moves between participants in batches of spawnBatch through a
+// sync.Pool (so a producer on one worker and a consumer on another pay one
+// shared operation per batch, and the garbage collector may still reclaim
+// idle batches).
+
 import (
 	"context"
 	"errors"
@@ -8,6 +59,7 @@ import (
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -16,11 +68,15 @@ import (
 // own run (its forks, its context, its panic), its priority and what to do
 // when it is over.
 type spawnTask struct {
-	hdr   task // first field
-	rs    runState
-	prio  Priority
-	start time.Time
-	body  spawnBody
+	hdr  task // first field
+	rs   runState
+	prio Priority
+	// ctxDone: rs.ctx can be done (its Done channel is not nil); a context
+	// that never is needs no check when the task starts.
+	ctxDone bool
+	body    spawnBody
+	// scope is the Scope of a scope task, else nil (see Worker.settleFor).
+	scope *Spawner
 }
 
 // spawnBody is what a kind of spawned task does: run it, then learn how it
@@ -32,67 +88,84 @@ type spawnBody interface {
 }
 
 func (st *spawnTask) init(s *scheduler, prio Priority, ctx context.Context, body spawnBody) {
+	st.initDone(s, prio, ctx, ctx != nil && ctx.Done() != nil, body)
+}
+
+// initDone is init with ctxDone computed by the caller (a Scope computes it
+// once for all its tasks). The header's state and thief are left alone:
+// they serve joins of forks, and nobody joins a spawned task through them.
+func (st *spawnTask) initDone(s *scheduler, prio Priority, ctx context.Context, ctxDone bool, body spawnBody) {
 	prio.check()
 	st.hdr.exec = execSpawn
 	st.hdr.after = afterSpawn
 	st.hdr.run = &st.rs
-	st.hdr.state.Store(taskPending)
 	st.rs = runState{ctx: ctx, sched: s}
 	st.prio = prio
+	st.ctxDone = ctxDone
 	st.body = body
 }
 
 // execSpawn runs a spawned task at a task boundary (Worker.execute).
 func execSpawn(w *Worker, h *task) {
 	st := (*spawnTask)(taskPointer(h))
-	if ctx := st.rs.ctx; ctx != nil {
+	if st.ctxDone {
+		ctx := st.rs.ctx
 		if err := ctx.Err(); err != nil {
 			st.rs.fail(err) // never started: afterSpawn reports ctx.Err()
 			return
 		}
-		if ctx.Done() != nil {
-			stop := context.AfterFunc(ctx, func() { st.rs.fail(ctx.Err()) })
-			defer stop()
-		}
+		stop := context.AfterFunc(ctx, func() { st.rs.fail(ctx.Err()) })
+		defer stop()
 	}
 	// Task time feeds the injector interval; sampling one task in 16 keeps
-	// two clock reads off most tasks.
-	if w.timeTick++; w.timeTick%16 == 0 {
-		st.start = time.Now()
+	// two clock reads off most tasks. (A task that panics is not sampled.)
+	if w.timeTick++; w.timeTick%16 != 0 {
+		st.body.run(w)
+		return
 	}
+	start := time.Now()
 	st.body.run(w)
+	w.noteTaskTime(time.Since(start))
 }
 
 // afterSpawn is called by Worker.execute once the task is over, whether it
 // returned, panicked or was skipped.
 func afterSpawn(w *Worker, h *task) {
 	st := (*spawnTask)(taskPointer(h))
-	s := st.rs.sched
-	if !st.start.IsZero() {
-		w.noteTaskTime(time.Since(st.start))
-		st.start = time.Time{}
-	}
 	err := st.rs.err()
+	// The owner's own counters; counted before over, so that a joiner
+	// that saw the task over also sees it counted.
+	c := &w.sl.stats
 	switch {
 	case err == nil:
-		s.spawned.completed[st.prio].Add(1)
+		c.completed[st.prio].Add(1)
 	case dispatch.IsPanic(err):
-		s.spawned.panicked[st.prio].Add(1)
+		c.panicked[st.prio].Add(1)
 	default:
-		s.spawned.cancelled[st.prio].Add(1)
+		c.cancelled[st.prio].Add(1)
 	}
 	st.body.over(w, err)
-	s.taskOver()
+	// Counted out of the scheduler's pending as slack (see the file
+	// comment); w.sched is the task's: tasks run on their own pool.
+	w.sl.schedSlack++
 }
 
 // submit queues st: on w's own queue if w is not nil (a task spawned by a
 // task), else on the injector.
 func (s *scheduler) submit(w *Worker, st *spawnTask) {
-	s.pending.Add(1)
-	s.spawned.submitted[st.prio].Add(1)
 	if w != nil {
+		// Counted in before it is queued (see the file comment).
+		if w.sl.schedSlack > 0 {
+			w.sl.schedSlack--
+		} else {
+			s.pending.Add(spawnReserve)
+			w.sl.schedSlack = spawnReserve - 1
+		}
+		w.sl.stats.submitted[st.prio].Add(1)
 		w.pq[st.prio].push(&st.hdr)
 	} else {
+		s.pending.Add(1)
+		s.spawned.submitted[st.prio].Add(1)
 		s.inj.push(st.prio, &st.hdr)
 	}
 	s.wakeCheck()
@@ -101,10 +174,67 @@ func (s *scheduler) submit(w *Worker, st *spawnTask) {
 	}
 }
 
-// taskOver counts a spawned task out; the last one wakes a draining Close.
-func (s *scheduler) taskOver() {
-	if s.pending.Add(-1) == 0 {
-		s.drained.NotifyAll()
+// spawnReserve is how much a participant adds to a shared pending counter
+// at once when it has no slack to spawn from.
+const spawnReserve = 64
+
+// spawnLocal is a participant's private state for spawned tasks: its slack
+// on the pending counters, its free scope tasks and its counters. Only the
+// owner writes it (the counters are atomics because Pool.Stats reads them).
+type spawnLocal struct {
+	schedSlack int64    // by how much sched.pending over-counts because of us
+	scope      *Spawner // the Scope whose slack we hold, or nil
+	scopeSlack int64    // by how much scope.pending over-counts because of us
+	free       []*scopeTask
+	stats      spawnCounters
+}
+
+// settleFor flushes the slack that executing t could hold up: all of it
+// before a task that is not a spawned task (a fork, an intrusive Task: one
+// may run for long without keeping any counter from zero), and a Scope's
+// before a spawned task of another Scope (or none).
+func (w *Worker) settleFor(t *task) {
+	if t.after == nil { // only spawned tasks have an after hook
+		w.flushSlack()
+		return
+	}
+	if sp := w.sl.scope; sp != nil && (*spawnTask)(taskPointer(t)).scope != sp {
+		w.flushScope()
+	}
+}
+
+// holdsSlack reports whether w holds any slack (or a cached Scope).
+func (w *Worker) holdsSlack() bool { return w.sl.scope != nil || w.sl.schedSlack != 0 }
+
+// flushSlack gives back all of w's slack.
+func (w *Worker) flushSlack() {
+	if w.sl.scope != nil {
+		w.flushScope()
+	}
+	if n := w.sl.schedSlack; n != 0 {
+		w.sl.schedSlack = 0
+		if w.sched.pending.Add(-n) == 0 {
+			w.sched.drained.NotifyAll()
+		}
+	}
+}
+
+// flushScope gives back w's slack on its cached Scope and forgets it.
+func (w *Worker) flushScope() {
+	sp, n := w.sl.scope, w.sl.scopeSlack
+	w.sl.scope, w.sl.scopeSlack = nil, 0
+	if n != 0 {
+		sp.release(n) // may complete sp: not touched after
+	}
+}
+
+// useScope makes sp the Scope whose slack w holds.
+func (w *Worker) useScope(sp *Spawner) {
+	if w.sl.scope != sp {
+		if w.sl.scope != nil {
+			w.flushScope()
+		}
+		w.sl.scope = sp
 	}
 }
 
@@ -247,7 +377,15 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 type Spawner struct {
 	sched   *scheduler
 	ctx     context.Context
+	ctxDone bool // ctx can be done
+	_       cacheline.Pad
+	// pending counts the Scope's function and its tasks not yet over,
+	// plus the slack participants hold on it (see the file comment). The
+	// add that brings it to zero is the last: sequentially consistent, it
+	// follows every task's over, so the Scope's caller, which loads done
+	// after it, sees every task's effects.
 	pending atomic.Int64
+	_       cacheline.Pad
 	done    Completion
 	failure atomic.Pointer[error]
 	failed  atomic.Bool
@@ -273,7 +411,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	if fn == nil {
 		panic("forkjoin: Scope with a nil function")
 	}
-	sp := &Spawner{sched: w.sched, ctx: ctx}
+	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx != nil && ctx.Done() != nil}
 	sp.pending.Add(1) // fn itself
 	func() {
 		defer sp.finishOne(nil)
@@ -290,7 +428,12 @@ func (sp *Spawner) finishOne(err error) {
 	if err != nil {
 		sp.recordFailure(err)
 	}
-	if sp.pending.Add(-1) == 0 {
+	sp.release(1)
+}
+
+// release counts n out of pending; the last one completes the Scope.
+func (sp *Spawner) release(n int64) {
+	if sp.pending.Add(-n) == 0 {
 		sp.done.Complete()
 	}
 }
@@ -314,19 +457,78 @@ func (t *scopeTask) run(w *Worker) {
 	t.fn(w)
 }
 
-func (t *scopeTask) over(_ *Worker, err error) {
-	if errors.Is(err, ErrAborted) {
-		err = nil // skipped because of an earlier failure, which is on record
-	}
+func (t *scopeTask) over(w *Worker, err error) {
 	sp := t.sp
-	*t = scopeTask{}
-	scopeTasks.Put(t) // nothing touches t after over returns
-	sp.finishOne(err)
+	if err != nil && !errors.Is(err, ErrAborted) {
+		// (ErrAborted: skipped because of an earlier failure, which is on
+		// record.)
+		sp.recordFailure(err)
+	}
+	t.sp, t.fn, t.st.rs.ctx, t.st.body, t.st.scope = nil, nil, nil, nil, nil
+	w.putScopeTask(t) // nothing touches t after over returns
+	// Counted out of sp.pending as slack (see the file comment).
+	w.useScope(sp)
+	w.sl.scopeSlack++
 }
 
-// scopeTasks recycles scope tasks: spawning in a scope allocates nothing
-// in steady state but the caller's closure.
-var scopeTasks = sync.Pool{New: func() any { return new(scopeTask) }}
+// spawnBatch is how many free scope tasks move between participants at
+// once.
+const spawnBatch = 64
+
+// scopeTaskBatch is a batch of free scope tasks in transit.
+type scopeTaskBatch struct {
+	n  int
+	ts [spawnBatch]*scopeTask
+}
+
+// fullBatches holds batches of free scope tasks given up by participants
+// with too many; emptyBatches the batch structs themselves, for reuse.
+var fullBatches, emptyBatches sync.Pool
+
+// getScopeTask returns a free scope task from w's list, refilled from
+// another participant's surplus or, failing that, freshly allocated (a
+// chunk of spawnBatch at once).
+func (w *Worker) getScopeTask() *scopeTask {
+	l := &w.sl
+	if n := len(l.free); n > 0 {
+		t := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return t
+	}
+	if b, _ := fullBatches.Get().(*scopeTaskBatch); b != nil {
+		l.free = append(l.free, b.ts[:b.n-1]...)
+		t := b.ts[b.n-1]
+		clear(b.ts[:b.n])
+		b.n = 0
+		emptyBatches.Put(b)
+		return t
+	}
+	chunk := new([spawnBatch]scopeTask)
+	for i := 1; i < spawnBatch; i++ {
+		l.free = append(l.free, &chunk[i])
+	}
+	return &chunk[0]
+}
+
+// putScopeTask returns t to w's free list, moving a batch out when the
+// list holds two.
+func (w *Worker) putScopeTask(t *scopeTask) {
+	l := &w.sl
+	l.free = append(l.free, t)
+	if len(l.free) < 2*spawnBatch {
+		return
+	}
+	b, _ := emptyBatches.Get().(*scopeTaskBatch)
+	if b == nil {
+		b = new(scopeTaskBatch)
+	}
+	k := len(l.free) - spawnBatch
+	b.n = copy(b.ts[:], l.free[k:])
+	clear(l.free[k:])
+	l.free = l.free[:k]
+	fullBatches.Put(b)
+}
 
 // Spawn queues fn as a task of the scope on w, the Worker of the calling
 // task (fn of Scope, or a task of the scope), from where other participants
@@ -336,15 +538,33 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if fn == nil {
 		panic("forkjoin: Spawner.Spawn with a nil function")
 	}
-	c := spawnOptions(opts)
-	ctx := sp.ctx
-	if c.ctx != nil {
-		ctx = c.ctx
+	if w.sched != sp.sched {
+		panic("forkjoin: Spawner.Spawn with a Worker of another pool")
 	}
-	t := scopeTasks.Get().(*scopeTask)
+	if sp.done.Done() {
+		panic("forkjoin: Spawner.Spawn after its Scope returned")
+	}
+	t := w.getScopeTask()
 	t.sp, t.fn = sp, fn
-	t.st.init(sp.sched, c.prio, ctx, t)
-	sp.pending.Add(1)
+	if len(opts) == 0 {
+		t.st.initDone(sp.sched, Normal, sp.ctx, sp.ctxDone, t)
+	} else {
+		c := spawnOptionsSlow(opts)
+		ctx, ctxDone := sp.ctx, sp.ctxDone
+		if c.ctx != nil {
+			ctx, ctxDone = c.ctx, c.ctx.Done() != nil
+		}
+		t.st.initDone(sp.sched, c.prio, ctx, ctxDone, t)
+	}
+	t.st.scope = sp
+	// Counted in before it is queued (see the file comment).
+	w.useScope(sp)
+	if w.sl.scopeSlack > 0 {
+		w.sl.scopeSlack--
+	} else {
+		sp.pending.Add(spawnReserve)
+		w.sl.scopeSlack = spawnReserve - 1
+	}
 	sp.sched.submit(w, &t.st)
 }
 

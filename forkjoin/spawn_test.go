@@ -3,6 +3,7 @@ package forkjoin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -324,4 +325,111 @@ func TestSubmitBatch(t *testing.T) {
 	if st := p.Stats(); st.ByPriority[forkjoin.Background].Completed != 1000 || st.ByPriority[forkjoin.High].Panicked != 1 {
 		t.Fatalf("stats %+v", st.ByPriority)
 	}
+}
+
+// TestScopeCountsProperty: Scope returns only once every task spawned in it
+// is over, however the tasks are spread: random trees of tasks that spawn
+// into their own Scope and into enclosing ones, open nested Scopes, and
+// Join handles of tasks spawned with Spawn, at random parallelism. (Each
+// participant counts tasks in and out of a Scope through private slack,
+// see spawn.go; a Scope that returned early would see unfinished tasks.)
+// After Close, the statistics add up: everything submitted completed, the
+// per-participant counts sum to the totals.
+func TestScopeCountsProperty(t *testing.T) {
+	leakcheck.Check(t)
+	total := int64(0)
+	defer func() {
+		if total < 1000 {
+			t.Errorf("the largest case ran %d tasks: the trees were too small", total)
+		}
+	}()
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 6).Draw(rt, "parallelism")
+		seed := rapid.Uint64().Draw(rt, "seed")
+		p := pool.New(n)
+		var started, finished atomic.Int64
+		var bad atomic.Value
+		// grow runs one task at depth d: it may spawn into any of the
+		// enclosing scopes (outer[0] is the outermost), open a scope of
+		// its own, or spawn and join a Handle.
+		var grow func(w *forkjoin.Worker, outer []*forkjoin.Spawner, rng *rand.Rand, d int)
+		grow = func(w *forkjoin.Worker, outer []*forkjoin.Spawner, rng *rand.Rand, d int) {
+			started.Add(1)
+			defer finished.Add(1)
+			if d == 0 {
+				return
+			}
+			for k := 1 + rng.IntN(3); k > 0; k-- {
+				switch rng.IntN(5) {
+				case 0: // a nested scope: all of its own tasks over when it returns
+					var spawned int64
+					var mine atomic.Int64
+					forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+						inner := append(outer[:len(outer):len(outer)], s)
+						for j := rng.IntN(5); j > 0; j-- {
+							sub := rand.New(rand.NewPCG(rng.Uint64(), 1))
+							spawned++
+							s.Spawn(w, func(w *forkjoin.Worker) {
+								defer mine.Add(1)
+								grow(w, inner, sub, d-1)
+							})
+						}
+					})
+					if m := mine.Load(); m != spawned {
+						bad.Store(fmt.Sprintf("nested Scope returned with %d of its %d tasks over", m, spawned))
+					}
+				case 1: // a Handle, joined
+					sub := rand.New(rand.NewPCG(rng.Uint64(), 2))
+					h := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+						forkjoin.Scope(w, func(s *forkjoin.Spawner) { grow(w, []*forkjoin.Spawner{s}, sub, d-1) })
+						return 1, nil
+					})
+					if v, err := h.Join(); v != 1 || err != nil {
+						bad.Store("handle")
+					}
+				default: // into an enclosing scope
+					// The new task belongs to outer[i]: it may outlive the
+					// scopes inside that one, so it gets only outer[:i+1].
+					i := rng.IntN(len(outer))
+					sub := rand.New(rand.NewPCG(rng.Uint64(), 3))
+					mine := outer[:i+1]
+					outer[i].Spawn(w, func(w *forkjoin.Worker) { grow(w, mine, sub, d-1) })
+				}
+			}
+		}
+		for r := 0; r < 3; r++ {
+			forkjoin.Run(p, func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					rng := rand.New(rand.NewPCG(seed, uint64(r)))
+					for j := 0; j < 4; j++ {
+						sub := rand.New(rand.NewPCG(rng.Uint64(), 4))
+						s.Spawn(w, func(w *forkjoin.Worker) { grow(w, []*forkjoin.Spawner{s}, sub, 5) })
+					}
+				})
+				// The outermost Scope returned: every task of the run is over
+				// (nested ones are within it, Handles were joined by them).
+				if s, f := started.Load(), finished.Load(); s != f {
+					rt.Errorf("round %d: Scope returned with %d of %d tasks over", r, f, s)
+				}
+			})
+		}
+		p.Close()
+		total = max(total, started.Load())
+		if v := bad.Load(); v != nil {
+			rt.Fatalf("bad: %v", v)
+		}
+		st := p.Stats()
+		if st.Submitted == 0 || st.Completed != st.Submitted || st.Panicked != 0 || st.Cancelled != 0 {
+			rt.Fatalf("stats after Close: submitted %d completed %d panicked %d cancelled %d",
+				st.Submitted, st.Completed, st.Panicked, st.Cancelled)
+		}
+		var sub, com int64
+		for _, ws := range append(st.Workers, st.Callers) {
+			sub += ws.Submitted
+			com += ws.Completed
+		}
+		if com != st.Completed || sub > st.Submitted {
+			rt.Fatalf("per-participant sums: submitted %d (total %d), completed %d (total %d)", sub, st.Submitted, com, st.Completed)
+		}
+	})
 }

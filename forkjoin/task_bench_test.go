@@ -1,6 +1,8 @@
 package forkjoin_test
 
 import (
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,4 +99,179 @@ func BenchmarkSubmitBatch(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/task")
 	})
+}
+
+// BenchmarkZapSpawn is zap's spawn test: 10 spawning tasks, each spawning
+// 100,000 empty tasks into one Scope; ns/task over the whole run.
+func BenchmarkZapSpawn(b *testing.B) {
+	for _, par := range []int{1, 2} {
+		b.Run("p"+string(rune('0'+par)), func(b *testing.B) { benchZapSpawn(b, par) })
+	}
+}
+
+func benchZapSpawn(b *testing.B, par int) {
+	const spawners, perSpawner = 10, 100_000
+	pool.With(par, func(p *pool.Pool) {
+		b.ReportAllocs()
+		// One counter per spawner on lines of its own (as the bench
+		// program's spawn workload does): the tasks' own work shares
+		// nothing unless they are stolen.
+		var counts [spawners]struct {
+			n atomic.Int64
+			_ [120]byte
+		}
+		for i := 0; i < b.N; i++ {
+			forkjoin.Run(p, func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for j := 0; j < spawners; j++ {
+						c := &counts[j].n
+						body := func(*forkjoin.Worker) { c.Add(1) }
+						s.Spawn(w, func(w *forkjoin.Worker) {
+							for k := 0; k < perSpawner; k++ {
+								s.Spawn(w, body)
+							}
+						})
+					}
+				})
+			})
+		}
+		var total int64
+		for j := range counts {
+			total += counts[j].n.Load()
+		}
+		if total != int64(b.N)*spawners*perSpawner {
+			b.Fatalf("ran %d tasks, want %d", total, int64(b.N)*spawners*perSpawner)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/spawners/perSpawner, "ns/task")
+	})
+}
+
+// qsortLeaf is the length below which the quicksorts of BenchmarkQsort sort
+// sequentially (insertion sort below 16 inside slices.Sort).
+const qsortLeaf = 1 << 11
+
+// qsortInput returns n pseudo-random ints (the same for every n).
+func qsortInput(n int) []int {
+	a := make([]int, n)
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range a {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		a[i] = int(x >> 1)
+	}
+	return a
+}
+
+// qsortPartition partitions a around the median of three and returns the
+// pivot's final index: a[:p] ≤ a[p] ≤ a[p+1:].
+func qsortPartition(a []int) int {
+	m, h := len(a)/2, len(a)-1
+	if a[m] < a[0] {
+		a[m], a[0] = a[0], a[m]
+	}
+	if a[h] < a[0] {
+		a[h], a[0] = a[0], a[h]
+	}
+	if a[h] < a[m] {
+		a[h], a[m] = a[m], a[h]
+	}
+	a[m], a[h] = a[h], a[m] // pivot (the median) at the end
+	pivot, i := a[h], 0
+	for j := 0; j < h; j++ {
+		if a[j] < pivot {
+			a[i], a[j] = a[j], a[i]
+			i++
+		}
+	}
+	a[i], a[h] = a[h], a[i]
+	return i
+}
+
+// qsortSpawn sorts a with spawned tasks: each partition step spawns the
+// left part into the Scope and goes on with the right part.
+func qsortSpawn(s *forkjoin.Spawner, w *forkjoin.Worker, a []int, tasks *int64) {
+	n := int64(0)
+	for len(a) > qsortLeaf {
+		p := qsortPartition(a)
+		left := a[:p]
+		s.Spawn(w, func(w *forkjoin.Worker) { qsortSpawn(s, w, left, tasks) })
+		n++
+		a = a[p+1:]
+	}
+	slices.Sort(a)
+	atomic.AddInt64(tasks, n)
+}
+
+// qsortGo is the same with a goroutine per spawn.
+func qsortGo(wg *sync.WaitGroup, a []int) {
+	for len(a) > qsortLeaf {
+		p := qsortPartition(a)
+		left := a[:p]
+		wg.Add(1)
+		go func() { defer wg.Done(); qsortGo(wg, left) }()
+		a = a[p+1:]
+	}
+	slices.Sort(a)
+}
+
+// BenchmarkQsort: quicksort of 10^7 ints as spawned tasks (a Scope), as
+// goroutines (a WaitGroup), and sequentially; ns/task, tasks and allocs
+// per sort. The input is copied outside the timing.
+func BenchmarkQsort(b *testing.B) {
+	const n = 10_000_000
+	in := qsortInput(n)
+	a := make([]int, n)
+	check := func(b *testing.B) {
+		if !slices.IsSorted(a) {
+			b.Fatal("not sorted")
+		}
+	}
+	b.Run("scope-tasks", func(b *testing.B) {
+		pool.With(2, func(p *pool.Pool) {
+			b.ReportAllocs()
+			var tasks int64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				copy(a, in)
+				b.StartTimer()
+				forkjoin.Run(p, func(w *forkjoin.Worker) {
+					forkjoin.Scope(w, func(s *forkjoin.Spawner) { qsortSpawn(s, w, a, &tasks) })
+				})
+			}
+			check(b)
+			b.ReportMetric(float64(tasks)/float64(b.N), "tasks/op")
+		})
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			copy(a, in)
+			b.StartTimer()
+			var wg sync.WaitGroup
+			qsortGo(&wg, a)
+			wg.Wait()
+		}
+		check(b)
+	})
+	b.Run("sequential", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			copy(a, in)
+			b.StartTimer()
+			qsortGoSeq(a)
+		}
+		check(b)
+	})
+}
+
+// qsortGoSeq is the same quicksort without any parallelism.
+func qsortGoSeq(a []int) {
+	for len(a) > qsortLeaf {
+		p := qsortPartition(a)
+		qsortGoSeq(a[:p])
+		a = a[p+1:]
+	}
+	slices.Sort(a)
 }

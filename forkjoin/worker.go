@@ -41,8 +41,8 @@ type Worker struct {
 	_    cacheline.Pad
 
 	dq       *deque
-	pq       [numPriorities]*deque // spawned tasks, by priority
-	batchBuf []*task               // reused by takeInjected
+	pq       [numPriorities]*spawnQueue // spawned tasks, by priority
+	batchBuf []*task                    // reused by takeInjected
 
 	localRun       int         // local tasks run since the injector was last looked at first
 	injectInterval int         // how many local tasks between such looks
@@ -55,6 +55,11 @@ type Worker struct {
 	poolIndex      int // the pool worker's index, or -1 for a caller
 	rng            uint64
 	counters       WorkerCounters
+
+	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
+	// per task, so kept off the lines that thieves read (dq, pq, poll).
+	_  cacheline.Pad
+	sl spawnLocal
 }
 
 // WorkerCounters are one participant's counters.
@@ -85,7 +90,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		w.inUse.Store(true)
 	}
 	for p := range w.pq {
-		w.pq[p] = newDeque()
+		w.pq[p] = newSpawnQueue()
 	}
 	return w
 }
@@ -249,6 +254,10 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 			idle = 0
 			continue
 		}
+		if w.holdsSlack() {
+			w.flushSlack() // about to go idle (spawn.go)
+			continue       // which may have made done() true
+		}
 		idle++
 		if idle < stealSpins {
 			if idle%8 == 0 {
@@ -279,6 +288,9 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 		w.sched.joinParked.Add(-1)
 		w.parked.Store(false)
 		idle = stealSpins / 2
+	}
+	if w.holdsSlack() {
+		w.flushSlack() // back to the caller's code (spawn.go)
 	}
 }
 
@@ -327,6 +339,9 @@ func (w *Worker) serve() {
 		for t := w.next(); t != nil; t = w.next() {
 			w.execute(t)
 		}
+		if w.holdsSlack() {
+			w.flushSlack() // about to search (spawn.go)
+		}
 		if w.dirty {
 			w.resetSlabs() // top level: no frame holds a slot
 		}
@@ -357,6 +372,9 @@ type unwinding struct{}
 // in the run and cancelling it), cleans up the forks the panic abandoned,
 // and marks the task finished for its joiner.
 func (w *Worker) execute(t *task) {
+	if w.holdsSlack() {
+		w.settleFor(t)
+	}
 	w.counters.tasks.Add(1)
 	saved := w.run
 	w.run = t.run
@@ -366,7 +384,9 @@ func (w *Worker) execute(t *task) {
 	// heartbeats publish only its own forks.
 	savedPub := w.published
 	w.published = mark
-	t.thief.Store(w)
+	if t.owner != nil { // a fork's slot: its joiner may help its thief
+		t.thief.Store(w)
+	}
 	ok := w.runTask(t, mark)
 	w.run = saved
 	w.published = savedPub

@@ -52,6 +52,11 @@ type WorkerStats struct {
 	Parks, Wakeups        int64
 	Tasks                 int64
 	StealAttempts, Steals int64
+	// Submitted counts the spawned tasks this participant submitted from
+	// inside a task (Scope.Spawn, a Graph's later tasks); tasks submitted
+	// from outside any worker count only in the pool's totals. Completed,
+	// Panicked and Cancelled count the spawned tasks that ended on it.
+	Submitted, Completed, Panicked, Cancelled int64
 }
 
 // Stats returns a snapshot of the pool's counters.

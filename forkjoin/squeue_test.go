@@ -1,0 +1,202 @@
+package forkjoin
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestSpawnQueueModel checks the spawn queue against a slice, one goroutine
+// playing owner and thief: push and pushMany at the bottom (the end of the
+// slice); pop takes the newest while more than stealMax tasks are queued
+// and the oldest otherwise; steal takes the oldest half (at most stealMax,
+// at least one). The sequences are long enough to grow the ring several
+// times and to drain it.
+func TestSpawnQueueModel(t *testing.T) {
+	maxCap := int64(0)
+	rapid.Check(t, func(rt *rapid.T) {
+		q := newSpawnQueue()
+		var model []int // ids, top first
+		next := 0
+		newItem := func() *task {
+			it := &dqItem{id: next}
+			model = append(model, next)
+			next++
+			return &it.hdr
+		}
+		pop := func(rt *rapid.T) {
+			got := q.pop()
+			if len(model) == 0 {
+				if got != nil {
+					rt.Fatalf("pop of an empty queue returned task %d", itemOf(got).id)
+				}
+				return
+			}
+			var want int
+			if len(model)-1 >= stealMax {
+				want = model[len(model)-1]
+				model = model[:len(model)-1]
+			} else {
+				want = model[0]
+				model = model[1:]
+			}
+			if got == nil {
+				rt.Fatalf("pop returned nil, want task %d", want)
+			}
+			if id := itemOf(got).id; id != want {
+				rt.Fatalf("pop returned task %d, want %d (size %d)", id, want, len(model)+1)
+			}
+		}
+		rt.Repeat(map[string]func(*rapid.T){
+			"push": func(*rapid.T) { q.push(newItem()) },
+			"pushMany": func(rt *rapid.T) {
+				n := rapid.IntRange(0, 300).Draw(rt, "n")
+				ts := make([]*task, n)
+				for i := range ts {
+					ts[i] = newItem()
+				}
+				q.pushMany(ts)
+			},
+			"pop": pop,
+			"popMany": func(rt *rapid.T) {
+				for n := rapid.IntRange(1, 300).Draw(rt, "n"); n > 0; n-- {
+					pop(rt)
+				}
+			},
+			"steal": func(rt *rapid.T) {
+				prefix := rapid.IntRange(0, 3).Draw(rt, "prefix") // what out already holds
+				out := make([]*task, prefix, prefix+stealMax)
+				got, r := q.steal(out)
+				if len(got) < prefix {
+					rt.Fatalf("steal dropped the %d entries already in out", prefix)
+				}
+				got = got[prefix:]
+				if len(model) == 0 {
+					if r != empty || len(got) != 0 {
+						rt.Fatalf("steal from an empty queue: result %d, %d tasks", r, len(got))
+					}
+					return
+				}
+				if r != stolen {
+					rt.Fatalf("steal without contention: result %d, want stolen", r)
+				}
+				k := min((len(model)+1)/2, stealMax)
+				if len(got) != k {
+					rt.Fatalf("steal took %d of %d tasks, want %d", len(got), len(model), k)
+				}
+				for i, x := range got {
+					if id := itemOf(x).id; id != model[i] {
+						rt.Fatalf("steal's task %d is %d, want %d", i, id, model[i])
+					}
+				}
+				model = model[k:]
+			},
+			"": func(rt *rapid.T) { maxCap = max(maxCap, checkQueueShape(rt, &q.ringQueue, len(model))) },
+		})
+		for len(model) > 0 {
+			pop(rt)
+		}
+		if got := q.pop(); got != nil {
+			rt.Fatalf("pop after draining returned task %d", itemOf(got).id)
+		}
+	})
+	if maxCap < 4*dequeInitialSize {
+		t.Errorf("the ring never grew past %d slots: the sequences were too short", maxCap)
+	}
+}
+
+// TestSpawnQueueManyThieves: the owner pushes every task once (singly and in
+// batches), popping some back at random as it goes, while thieves steal
+// batches; every task must be taken exactly once. Thieves stop once every
+// task is taken, so a lost task hangs the test (and the test binary's
+// timeout fails it).
+func TestSpawnQueueManyThieves(t *testing.T) {
+	n := dequeStressTasks
+	items := make([]dqItem, n)
+	for i := range items {
+		items[i].id = i
+	}
+	counts := make([]atomic.Int32, n)
+	var taken, steals, batched, contentions, pops atomic.Int64
+	take := func(x *task) {
+		counts[itemOf(x).id].Add(1)
+		taken.Add(1)
+	}
+
+	q := newSpawnQueue()
+	var wg sync.WaitGroup
+	for k := 0; k < dequeStressThieves; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]*task, 0, stealMax)
+			for taken.Load() < int64(n) {
+				got, r := q.steal(buf[:0])
+				switch r {
+				case stolen:
+					for _, x := range got {
+						take(x)
+					}
+					steals.Add(1)
+					if len(got) > 1 {
+						batched.Add(1)
+					}
+				case contended:
+					contentions.Add(1)
+				case empty:
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+
+	rng := uint64(0x9E3779B97F4A7C15)
+	for i := 0; i < n; {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		if k := int(rng % 8); k > 1 && i+k <= n { // a batch, as a thief re-queues
+			ts := make([]*task, k)
+			for j := range ts {
+				ts[j] = &items[i+j].hdr
+			}
+			q.pushMany(ts)
+			i += k
+		} else {
+			q.push(&items[i].hdr)
+			i++
+		}
+		if rng/8%2 == 0 { // keep the queue short, where owner and thieves meet
+			for k := rng / 16 % 8; k > 0; k-- {
+				x := q.pop()
+				if x == nil {
+					break
+				}
+				take(x)
+				pops.Add(1)
+			}
+		}
+	}
+	for x := q.pop(); x != nil; x = q.pop() {
+		take(x)
+		pops.Add(1)
+	}
+	wg.Wait()
+
+	if q.size() != 0 {
+		t.Errorf("queue not empty at the end: size %d", q.size())
+	}
+	for i := range counts {
+		if c := counts[i].Load(); c != 1 {
+			t.Fatalf("task %d taken %d times (%d of %d taken in all)", i, c, taken.Load(), n)
+		}
+	}
+	t.Logf("%d tasks: %d steals (%d of several tasks), %d popped by the owner, %d lost races",
+		n, steals.Load(), batched.Load(), pops.Load(), contentions.Load())
+	if steals.Load() == 0 {
+		t.Errorf("no thief ever stole: the test did not test concurrency")
+	}
+}
