@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -667,7 +668,9 @@ func TestCompletionWaiters(t *testing.T) {
 		var c Completion
 		done := make(chan struct{}, 2)
 		go Run(p, func(w *Worker) { w.Wait(&c); done <- struct{}{} })
-		time.Sleep(20 * time.Millisecond) // the first waiter parks
+		if !testcheck.PollUntil(func() bool { return schedulerOf(p).joinWake.Waiters() == 1 }) {
+			t.Fatal("the first waiter never parked")
+		}
 		started := make(chan struct{})
 		go Run(p, func(w *Worker) { close(started); w.Wait(&c); done <- struct{}{} })
 		<-started
@@ -686,6 +689,36 @@ func TestCompletionWaiters(t *testing.T) {
 		if c.Done() {
 			t.Fatal("Done is true after Reset")
 		}
+	}
+}
+
+// TestCompletionWaitersOfTwoPools: a Completion waited for from two pools
+// wakes both. (Regression: Complete woke only the pool of the last waiter
+// to register, and the other one, parked with nothing else to do on its
+// pool, slept for ever.)
+func TestCompletionWaitersOfTwoPools(t *testing.T) {
+	leakcheck.Check(t)
+	p1, p2 := pool.New(1), pool.New(1)
+	defer p1.Close()
+	defer p2.Close()
+	for round := 0; round < 3; round++ {
+		var c Completion
+		done := make(chan struct{}, 2)
+		for _, p := range []*pool.Pool{p1, p2} { // p1's waiter parks first
+			go Run(p, func(w *Worker) { w.Wait(&c); done <- struct{}{} })
+			if !testcheck.PollUntil(func() bool { return schedulerOf(p).joinWake.Waiters() == 1 }) {
+				t.Fatalf("round %d: a waiter never parked", round)
+			}
+		}
+		c.Complete()
+		for i := 0; i < 2; i++ {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: a waiter never returned from Wait", round)
+			}
+		}
+		c.Reset()
 	}
 }
 

@@ -1,6 +1,7 @@
 package forkjoin
 
 import (
+	"sync"
 	"sync/atomic"
 )
 
@@ -104,6 +105,40 @@ func (w *Worker) Push(t *Task) {
 type Completion struct {
 	done   atomic.Uint32
 	waiter atomic.Pointer[Worker]
+	// Waiters from other pools than waiter's (rare) are listed in others,
+	// by scheduler; multi says the list is not empty.
+	multi  atomic.Bool
+	mu     sync.Mutex
+	others []*scheduler
+}
+
+// addWaiter records that w is about to wait for c, so that Complete wakes
+// w's scheduler. The first waiter is kept in waiter; a waiter of another
+// pool is added to others. Ordering: a waiter registers before it takes
+// its EventCount token and looks at done; Complete stores done before it
+// reads waiter and multi. So either Complete sees the registration and
+// notifies (after the token, or before it: then the waiter's look at done
+// sees it set), or the registration came after Complete's reads, and the
+// waiter's look at done, later still, sees it set.
+func (c *Completion) addWaiter(w *Worker) {
+	if c.waiter.CompareAndSwap(nil, w) {
+		return
+	}
+	first := c.waiter.Load()
+	if first == nil || first.sched == w.sched {
+		c.waiter.Store(w) // the same scheduler's joinWake either way
+		return
+	}
+	c.mu.Lock()
+	for _, s := range c.others {
+		if s == w.sched {
+			c.mu.Unlock()
+			return
+		}
+	}
+	c.others = append(c.others, w.sched)
+	c.multi.Store(true)
+	c.mu.Unlock()
 }
 
 // Complete sets c and wakes the participants parked in Wait(c).
@@ -111,8 +146,16 @@ func (c *Completion) Complete() {
 	c.done.Store(1)
 	if w := c.waiter.Load(); w != nil {
 		// Not only when w is parked: waiter holds the last of several
-		// waiters, and an earlier one may be parked while w is not.
+		// waiters of its pool, and an earlier one may be parked while w
+		// is not.
 		w.sched.joinWake.NotifyAll()
+	}
+	if c.multi.Load() {
+		c.mu.Lock()
+		for _, s := range c.others {
+			s.joinWake.NotifyAll()
+		}
+		c.mu.Unlock()
 	}
 }
 
@@ -123,6 +166,13 @@ func (c *Completion) Done() bool { return c.done.Load() != 0 }
 func (c *Completion) Reset() {
 	c.done.Store(0)
 	c.waiter.Store(nil)
+	if c.multi.Load() {
+		c.mu.Lock()
+		clear(c.others)
+		c.others = c.others[:0]
+		c.multi.Store(false)
+		c.mu.Unlock()
+	}
 }
 
 // WorkRequested reports whether another participant has asked this worker

@@ -218,7 +218,7 @@ func (w *Worker) Wait(c *Completion) {
 	if c.Done() {
 		return
 	}
-	c.waiter.Store(w)
+	c.addWaiter(w)
 	w.helpUntil(c.Done, nil)
 }
 
