@@ -45,6 +45,37 @@ package forkjoin
 // other core writes, so the line stays in its cache); Pool.Stats sums them.
 // Submissions from outside any worker are counted on the scheduler.
 //
+// Scope tasks, the bulk of spawning, are counted in plain owner-only
+// tallies (submitted at Spawn, completed when one ends without an error)
+// that are published, added to the atomic counters, in batches: every
+// statsBatch counts, whenever the participant flushes its Scope slack (so
+// at every flushSlack and every change of Scope), and at a Spawn that
+// leaves its Scope or scheduler slack at zero. Nothing published is lost
+// and nothing is counted twice; what remains is that a count is published
+// when someone may rely on it:
+//
+//   - I: while w has unpublished counts, w caches a Scope (sl.scope is not
+//     nil). Counts are made only with the task's Scope cached, or just
+//     before over makes it cached (useScope, which publishes when it
+//     switches); the cache is dropped only by flushScope, which publishes.
+//   - A Scope's caller returns after its pending counter reached zero. Each
+//     unpublished count of one of its tasks on w was made while w cached
+//     the Scope and, right after, held slack ≥ 1 on it: over adds one for
+//     a completed task; a Spawn keeps slack ≥ 1 or publishes at once,
+//     before it queues the task. That slack keeps the counter above zero
+//     until w flushes it, and flushScope publishes before its release: the
+//     release that completes the Scope follows the publication (atomics,
+//     sequentially consistent), and so does the caller's read of Stats.
+//   - When the pool is idle (every participant out of its Runs or about to
+//     search), every participant passed through flushSlack since its last
+//     count (it holds slack by I, and flushes it before it idles, leaves
+//     helpUntil or ends a Run), so every count is published: after Close,
+//     Stats are exact.
+//
+// Failed tasks (panicked, cancelled) and tasks that are not Scope tasks
+// (Handles, Graph nodes, submitted Tasks, whose joiners may read Stats at
+// once) are counted with an atomic add each, as before.
+//
 // Recycling. A Scope's task structs come from a per-participant free list;
 // surplus moves between participants in batches of spawnBatch through a
 // sync.Pool (so a producer on one worker and a consumer on another pay one
@@ -137,6 +168,8 @@ func afterSpawn(w *Worker, h *task) {
 	// that saw the task over also sees it counted.
 	c := &w.sl.stats
 	switch {
+	case err == nil && st.scope != nil:
+		w.countScopeTask(1, st.prio) // published in a batch (file comment)
 	case err == nil:
 		c.completed[st.prio].Add(1)
 	case dispatch.IsPanic(err):
@@ -154,23 +187,37 @@ func afterSpawn(w *Worker, h *task) {
 // task), else on the injector.
 func (s *scheduler) submit(w *Worker, st *spawnTask) {
 	if w != nil {
-		// Counted in before it is queued (see the file comment).
-		if w.sl.schedSlack > 0 {
-			w.sl.schedSlack--
-		} else {
-			s.pending.Add(spawnReserve)
-			w.sl.schedSlack = spawnReserve - 1
-		}
-		w.sl.stats.submitted[st.prio].Add(1)
-		w.pq[st.prio].push(&st.hdr)
+		s.queueLocal(w, st)
 	} else {
 		s.pending.Add(1)
 		s.spawned.submitted[st.prio].Add(1)
 		s.inj.push(st.prio, &st.hdr)
 	}
+	s.wakeForNew()
+}
+
+// queueLocal counts st in and queues it on w's own queue of its priority,
+// without the wake-up decision: the caller makes one (wakeForNew) after
+// queueing one task or several.
+func (s *scheduler) queueLocal(w *Worker, st *spawnTask) {
+	// Counted in before it is queued (see the file comment).
+	if w.sl.schedSlack > 0 {
+		w.sl.schedSlack--
+	} else {
+		s.pending.Add(spawnReserve)
+		w.sl.schedSlack = spawnReserve - 1
+	}
+	w.sl.stats.submitted[st.prio].Add(1)
+	w.pq[st.prio].push(&st.hdr)
+}
+
+// wakeForNew is the wake-up decision after spawned tasks were queued (and
+// so made visible): wake a worker if one may be needed, and ask for help
+// from waiters if no worker can run them.
+func (s *scheduler) wakeForNew() {
 	s.wakeCheck()
-	if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 {
-		s.helpWanted.Store(true)
+	if (s.maxWorkers == 0 || s.pool.WorkersAlive() == 0) && !s.helpWanted.Load() {
+		s.helpWanted.Store(true) // (a load first: a store per spawn is a locked instruction)
 	}
 }
 
@@ -187,6 +234,42 @@ type spawnLocal struct {
 	scopeSlack int64    // by how much scope.pending over-counts because of us
 	free       []*scopeTask
 	stats      spawnCounters
+	// Scope tasks' counts not yet added to stats (see the file comment),
+	// and how many there are.
+	unpub  [2][numPriorities]int64 // [0] submitted, [1] completed
+	nUnpub int
+}
+
+// statsBatch is how many unpublished counts a participant keeps at most.
+const statsBatch = 64
+
+// countScopeTask tallies a Scope task submitted (k = 0) or completed (k =
+// 1) for a later publication.
+func (w *Worker) countScopeTask(k int, p Priority) {
+	l := &w.sl
+	l.unpub[k][p]++
+	if l.nUnpub++; l.nUnpub >= statsBatch {
+		w.publishCounts()
+	}
+}
+
+// publishCounts adds w's unpublished counts to its counters.
+func (w *Worker) publishCounts() {
+	l := &w.sl
+	if l.nUnpub == 0 {
+		return
+	}
+	l.nUnpub = 0
+	for p := range l.unpub[0] {
+		if n := l.unpub[0][p]; n != 0 {
+			l.unpub[0][p] = 0
+			l.stats.submitted[p].Add(n)
+		}
+		if n := l.unpub[1][p]; n != 0 {
+			l.unpub[1][p] = 0
+			l.stats.completed[p].Add(n)
+		}
+	}
 }
 
 // settleFor flushes the slack that executing t could hold up: all of it
@@ -221,6 +304,7 @@ func (w *Worker) flushSlack() {
 
 // flushScope gives back w's slack on its cached Scope and forgets it.
 func (w *Worker) flushScope() {
+	w.publishCounts() // before the release (see the file comment)
 	sp, n := w.sl.scope, w.sl.scopeSlack
 	w.sl.scope, w.sl.scopeSlack = nil, 0
 	if n != 0 {
@@ -557,15 +641,28 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		t.st.initDone(sp.sched, c.prio, ctx, ctxDone, t)
 	}
 	t.st.scope = sp
-	// Counted in before it is queued (see the file comment).
+	// Counted in before it is queued (see the file comment), in both
+	// pending counters and in the statistics.
 	w.useScope(sp)
-	if w.sl.scopeSlack > 0 {
-		w.sl.scopeSlack--
+	l, s := &w.sl, sp.sched
+	if l.scopeSlack > 0 {
+		l.scopeSlack--
 	} else {
 		sp.pending.Add(spawnReserve)
-		w.sl.scopeSlack = spawnReserve - 1
+		l.scopeSlack = spawnReserve - 1
 	}
-	sp.sched.submit(w, &t.st)
+	if l.schedSlack > 0 {
+		l.schedSlack--
+	} else {
+		s.pending.Add(spawnReserve)
+		l.schedSlack = spawnReserve - 1
+	}
+	w.countScopeTask(0, t.st.prio)
+	if l.scopeSlack == 0 || l.schedSlack == 0 {
+		w.publishCounts() // no slack left to keep the counters up
+	}
+	w.pq[t.st.prio].push(&t.st.hdr)
+	s.wakeForNew()
 }
 
 // Submit queues an intrusive Task on p from any goroutine, with the given

@@ -289,6 +289,110 @@ func TestGraphRandom(t *testing.T) {
 	})
 }
 
+// Nodes of several result types, added interleaved, come from chunks per
+// type: every node keeps its own value; a wide fan-out and fan-in (many
+// dependents of one node, many dependencies of one) are laid out right;
+// only the sinks hold Run up, so Run returns after the last of several.
+func TestGraphMixedTypesWide(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 3} {
+		pool.With(par, func(p *pool.Pool) {
+			const n = 600
+			g := forkjoin.NewGraph()
+			root := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return 1, nil }, nil)
+			ints := make([]*forkjoin.GraphNode[int], 0, n)
+			strs := make([]*forkjoin.GraphNode[string], 0, n)
+			var mids []forkjoin.Dep
+			for i := 0; i < n; i++ {
+				i := i
+				if i%2 == 0 {
+					ints = append(ints, forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+						return root.Value() + i, nil
+					}, []forkjoin.Dep{root}))
+					mids = append(mids, ints[len(ints)-1])
+				} else {
+					strs = append(strs, forkjoin.AddNode(g, func(*forkjoin.Worker) (string, error) {
+						return fmt.Sprint(root.Value() + i), nil
+					}, []forkjoin.Dep{root, root})) // a duplicate edge counts twice
+					mids = append(mids, strs[len(strs)-1])
+				}
+			}
+			var sinksRan atomic.Int32
+			sum := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+				s := 0
+				for _, m := range ints {
+					s += m.Value()
+				}
+				for _, m := range strs {
+					var v int
+					fmt.Sscan(m.Value(), &v)
+					s += v
+				}
+				sinksRan.Add(1)
+				return s, nil
+			}, mids)
+			other := forkjoin.AddNode(g, func(*forkjoin.Worker) (float64, error) {
+				sinksRan.Add(1)
+				return float64(ints[0].Value()), nil
+			}, []forkjoin.Dep{ints[0]})
+			if err := g.Run(p); err != nil {
+				t.Fatal(err)
+			}
+			if sinksRan.Load() != 2 {
+				t.Fatalf("Run returned with %d of 2 sinks run", sinksRan.Load())
+			}
+			want := 0
+			for i := 0; i < n; i++ {
+				want += 1 + i
+			}
+			if sum.Value() != want || other.Value() != 1 {
+				t.Fatalf("sum %d (want %d), other %v (want 1)", sum.Value(), want, other.Value())
+			}
+			for k, m := range strs {
+				if m.Value() != fmt.Sprint(1+2*k+1) {
+					t.Fatalf("string node %d: %q", k, m.Value())
+				}
+			}
+		})
+	}
+}
+
+// Scope tasks are counted in batches (spawn.go); once a Scope has returned,
+// every task spawned in it is counted as submitted and completed, on the
+// participants that did it, before any of them went idle.
+func TestScopeStatsExactWhenScopeReturns(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2, 4} {
+		pool.With(par, func(p *pool.Pool) {
+			for round := 0; round < 20; round++ {
+				n := 1 + round*37 // rarely a multiple of the batch
+				forkjoin.Run(p, func(w *forkjoin.Worker) {
+					before := p.Stats()
+					var ran atomic.Int64
+					forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+						for i := 0; i < n; i++ {
+							s.Spawn(w, func(w *forkjoin.Worker) {
+								ran.Add(1)
+								if ran.Load()%3 == 0 { // and from the tasks
+									s.Spawn(w, func(*forkjoin.Worker) { ran.Add(1) })
+								}
+							})
+						}
+					})
+					after := p.Stats()
+					k := ran.Load()
+					if d := after.Submitted - before.Submitted; d != k {
+						t.Fatalf("p%d round %d: %d tasks ran, %d counted submitted", par, round, k, d)
+					}
+					if d := after.Completed - before.Completed; d != k {
+						t.Fatalf("p%d round %d: %d tasks ran, %d counted completed", par, round, k, d)
+					}
+				})
+			}
+		})
+	}
+}
+
 type counted struct {
 	task forkjoin.Task
 	n    *atomic.Int64

@@ -2,6 +2,7 @@ package forkjoin_test
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -274,4 +275,45 @@ func qsortGoSeq(a []int) {
 		a = a[p+1:]
 	}
 	slices.Sort(a)
+}
+
+// BenchmarkGraph is the bench program's dependency_graph: a root, a
+// fan-out of 200 nodes that read the root's result, and a join that reads
+// all of them; every node spins iters iterations (0: the graph's own cost,
+// ns per node). Building the graph is timed too: it is part of a run.
+func BenchmarkGraph(b *testing.B) {
+	for _, iters := range []int{0, 2000} {
+		b.Run("spin"+strconv.Itoa(iters), func(b *testing.B) { benchGraph(b, 200, iters) })
+	}
+}
+
+func benchGraph(b *testing.B, fanOut, iters int) {
+	pool.With(2, func(p *pool.Pool) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			g := forkjoin.NewGraph()
+			root := forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) { return spin(iters), nil }, nil)
+			rootDep := []forkjoin.Dep{root}
+			mids := make([]forkjoin.Dep, fanOut)
+			midNodes := make([]*forkjoin.GraphNode[uint64], fanOut)
+			for j := range mids {
+				midNodes[j] = forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) {
+					return root.Value() + spin(iters), nil
+				}, rootDep)
+				mids[j] = midNodes[j]
+			}
+			join := forkjoin.AddNode(g, func(*forkjoin.Worker) (uint64, error) {
+				var s uint64
+				for _, m := range midNodes {
+					s += m.Value()
+				}
+				return s + spin(iters), nil
+			}, mids)
+			if err := g.Run(p); err != nil {
+				b.Fatal(err)
+			}
+			sink.Add(join.Value())
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(fanOut+2), "ns/node")
+	})
 }

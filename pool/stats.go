@@ -32,7 +32,10 @@ type Stats struct {
 
 	// Submitted, Completed, Panicked and Cancelled count spawned tasks
 	// (forkjoin.Spawn and friends); ByPriority splits them by priority
-	// (High, Normal, Background).
+	// (High, Normal, Background). Scope tasks are counted in batches: they
+	// are all in the counts once their Scope has returned, and when the
+	// pool is idle; while tasks run, each participant's counts may lag by
+	// fewer than 64.
 	Submitted, Completed, Panicked, Cancelled int64
 	ByPriority                                [3]PriorityStats
 
