@@ -186,6 +186,7 @@ func (s *scheduler) acquireCaller() *Worker {
 	}
 	w.inUse.Store(true)
 	w.poll.Store(false)
+	w.standing, w.armed = false, false
 	return w
 }
 

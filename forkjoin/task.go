@@ -96,6 +96,7 @@ func (w *Worker) Push(t *Task) {
 	t.st.hdr.run = w.run
 	t.st.hdr.state.Store(taskPending)
 	w.dq.push(&t.st.hdr)
+	w.standing = false // a standing request is answered
 	w.sched.wakeCheck()
 }
 
@@ -176,10 +177,17 @@ func (c *Completion) Reset() {
 }
 
 // WorkRequested reports whether another participant has asked this worker
-// for work since the last call, and clears the request. Code that keeps its
-// own pending work (the parallel folds keep unvisited children) calls it
-// often — it is one load of the worker's own memory when nobody asked —
-// and answers a true with a Push.
+// for work and is still waiting for it. Code that keeps its own pending
+// work (the parallel folds keep unvisited children) calls it often — it is
+// one load of the worker's own memory when nobody asked — and answers a
+// true with a Push.
+//
+// A request stands until the worker publishes something: while no Push
+// (or fork) has answered it, WorkRequested keeps returning true, so a
+// caller that has nothing to give when asked gives the next thing it can.
+// A request answered by nobody would otherwise be lost, and the
+// participant that asked may have gone to sleep meanwhile: at the start of
+// a run the pool's workers are asleep and wait for the first publication.
 //
 // If the worker's run has been cancelled, WorkRequested does not return:
 // it unwinds the caller's frames with a panic that the nearest task
@@ -189,7 +197,33 @@ func (w *Worker) WorkRequested() bool {
 	if !w.poll.Load() {
 		return false
 	}
+	return w.requested()
+}
+
+// requested is WorkRequested's slow path. A request is taken by the
+// heartbeat, which clears poll and publishes the oldest private fork if
+// there is one (publishing clears standing). If nothing was published the
+// request stands: the worker sets its own poll flag again (armed), so the
+// next look takes the slow path again, and reports true until a Push
+// answers. A poll flag the worker armed itself, found after a publication
+// (standing cleared), is stale: taken and reported false. A thief's
+// request that arrived meanwhile may be taken with it; the publication
+// woke a sleeping participant anyway (wakeCheck), and a searching thief
+// asks again.
+//
+//go:noinline
+func (w *Worker) requested() bool {
+	if w.armed && !w.standing {
+		w.heartbeat() // clears poll and armed
+		return false
+	}
+	w.standing = true
 	w.heartbeat()
+	if !w.standing {
+		return true // the oldest private fork answered it
+	}
+	w.armed = true
+	w.poll.Store(true)
 	return true
 }
 

@@ -31,8 +31,12 @@ type Worker struct {
 	slabs     []unsafe.Pointer // *slab[A, R], indexed by the slab id of (A, R)
 	resetters []slabResetter   // the same slabs, for resetSlabs
 	dirty     bool             // a panic left slots allocated: reset at top level
-	run       *runState
-	sched     *scheduler
+	// standing: a request for work was taken and nothing has been
+	// published since; armed: the worker set its own poll flag to keep it
+	// visible. Owner-only; see Worker.requested.
+	standing, armed bool
+	run             *runState
+	sched           *scheduler
 
 	_ cacheline.Pad
 	// poll is set by others (thieves, cancellation, release) to make the
@@ -157,6 +161,7 @@ func (w *Worker) growForks() {
 func (w *Worker) heartbeat() {
 	w.checkActive() // before clearing poll: a stale handle keeps failing here
 	w.poll.Store(false)
+	w.armed = false
 	if w.run.cancelled.Load() {
 		panic(unwinding{})
 	}
@@ -179,6 +184,7 @@ func (w *Worker) publishOldest() {
 	h.thief.Store(nil)
 	w.published = i + 1
 	w.dq.push(h)
+	w.standing = false // a standing request is answered
 	w.sched.wakeCheck()
 }
 
@@ -346,6 +352,10 @@ func (w *Worker) serve() {
 		if w.dirty {
 			w.resetSlabs() // top level: no frame holds a slot
 		}
+		if w.armed { // a request of its own frames, all gone: drop it
+			w.poll.Store(false)
+		}
+		w.standing, w.armed = false, false
 		s.startSearching()
 	}
 }

@@ -170,3 +170,32 @@ func TestWorkRequested(t *testing.T) {
 		t.Fatalf("RunCtx returned %v", err)
 	}
 }
+
+// TestWorkRequestStands: a request the worker cannot answer when it takes
+// it stays standing: WorkRequested keeps reporting it until a Push answers
+// it. The first look of a run at parallelism 2 always finds the request
+// that the run makes for its sleeping worker; if that request were dropped
+// unanswered, the worker would sleep through the whole run.
+func TestWorkRequestStands(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	for round := 0; round < 100; round++ {
+		var ran Completion
+		var task Task
+		task.Init(func(_ *Worker, _ *Task) { ran.Complete() })
+		dropped := -1
+		Run(p, func(w *Worker) {
+			for i := 0; i < 10 && dropped < 0; i++ { // nothing to give yet
+				if !w.WorkRequested() {
+					dropped = i
+				}
+			}
+			w.Push(&task)
+			w.Wait(&ran)
+		})
+		if dropped >= 0 {
+			t.Fatalf("round %d: look %d: the run's first request was dropped unanswered", round, dropped)
+		}
+	}
+}
