@@ -2,6 +2,7 @@ package walk
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -75,16 +76,27 @@ type frame[N, H, R any] struct {
 	lo, hi int           // unvisited own children: kids[lo:hi]
 	pubs   *pub[N, H, R] // published children, in child order
 	ranged bool          // a range pub holds some children in place
+	// held: the last of pubs, made by endStream, is not pushed yet. It is
+	// unvisited work after the frame's own range (see offer).
+	held bool
 }
 
 type state[N, H, R any] struct {
 	ops    *Ops[N, H, R]
+	w      *forkjoin.Worker // the participant walking with this state
 	kids   []N
 	frames []frame[N, H, R]
 	low    int // frames below low have no unvisited child
 	yield  func(N) bool
 	ticks  uint32
 	leaf   H // the heap of the leaf being finalised
+
+	// While a node's children are being listed (see enter and stream):
+	// listing is the index in kids of its first child, and streamed /
+	// lastStreamed the list of its children already published.
+	listing      int
+	streamed     *pub[N, H, R]
+	lastStreamed *pub[N, H, R]
 }
 
 // ctxEvery is how many nodes a walk visits between two looks at its run's
@@ -139,6 +151,9 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		}
 		if p := top.pubs; p != nil {
 			top.pubs = p.next
+			if p.next == nil { // the last: if it was held back, it is claimed below at once
+				top.held = false
+			}
 			if p.nodes != nil { // a range of children
 				if p.claim.CompareAndSwap(false, true) {
 					ops.pubOver()
@@ -229,10 +244,14 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 		st = &state[N, H, R]{}
 		st.yield = func(c N) bool {
 			st.kids = append(st.kids, c)
+			if (len(st.kids)-st.listing)%streamEvery == 0 && st.w.WorkRequested() {
+				st.stream()
+			}
 			return true
 		}
 	}
 	st.ops = ops
+	st.w = w
 	return st
 }
 
@@ -242,7 +261,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	if cap(st.frames) > maxKept || cap(st.kids) > maxKept {
 		return
 	}
-	st.ops = nil
+	st.ops, st.w = nil, nil
 	st.kids = st.kids[:0]
 	st.frames = st.frames[:0]
 	st.low, st.ticks = 0, 0
@@ -256,6 +275,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
 	h := st.ops.Init(n)
 	base := len(st.kids)
+	st.listing = base
 	st.ops.Children(n, st.yield)
 	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
@@ -266,24 +286,116 @@ func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
 		st.leaf = zero
 		return r, true
 	}
-	st.frames = append(st.frames, frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids)})
+	f := frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids)}
+	if st.streamed != nil {
+		st.endStream(&f)
+	}
+	st.frames = append(st.frames, f)
 	return r, false
+}
+
+// streamEvery is how many children a listing yields between two looks
+// for a request for work (see stream). Answering during a listing gives
+// the thief a smaller piece than offer would right after it (offer splits
+// the whole list), which costs more steals on fast listings; looking every
+// eighth child keeps nodes of fewer children out of it (on a bushy tree of
+// fast listings the request is answered a few nanoseconds later, by the
+// walk's loop) while a slow listing of many children is shared after its
+// eighth.
+const streamEvery = 8
+
+// stream answers a request for work that arrives while a node's children
+// are being listed (the yield function looks every streamEvery children).
+// An older frame's unvisited child is the bigger piece of work, so offer
+// gets the first chance; if no frame has one, the children
+// listed so far, but the first, are published at once, so that a thief can
+// start on them while the listing goes on: a slow children function (a
+// directory being read) is walked in parallel with its own listing. The
+// first child stays with the owner, which walks it once the listing ends.
+//
+// The published children are cut off the buffer (a range is copied out):
+// the children yielded afterwards follow them in child order, so they
+// cannot share the frame's own range, which precedes its pubs (see
+// endStream). Requests are rare (one per failed steal attempt), so the
+// allocations here do not show per node.
+func (st *state[N, H, R]) stream() {
+	w := st.w
+	if st.offer(w) {
+		return
+	}
+	p := st.cut(st.listing + 1)
+	if st.lastStreamed == nil {
+		st.streamed = p
+	} else {
+		st.lastStreamed.next = p
+	}
+	st.lastStreamed = p
+	w.Push(&p.task)
+}
+
+// cut makes a pub of the children in kids[from:] (at least one) and
+// removes them from the buffer. The pub counts in pending from now on.
+func (st *state[N, H, R]) cut(from int) *pub[N, H, R] {
+	var p *pub[N, H, R]
+	if len(st.kids)-from == 1 {
+		p = &pub[N, H, R]{ops: st.ops, node: st.kids[from]}
+		p.task.Init(runPub[N, H, R])
+	} else {
+		p = newRangePub(st.ops, slices.Clone(st.kids[from:]), nil)
+	}
+	clear(st.kids[from:])
+	st.kids = st.kids[:from]
+	st.ops.pending.Add(1)
+	return p
+}
+
+// endStream sets up the frame f of a node whose listing published some of
+// its children: its own range is the first child alone; its pubs are the
+// streamed ones, in order, then a tail of the children yielded after the
+// last publication. The tail is not pushed yet: it is the frame's last
+// unvisited work, and offer pushes it when someone asks (the owner, when
+// it gets there first, simply claims it).
+func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
+	from := f.base + 1
+	if len(st.kids) > from {
+		st.lastStreamed.next = st.cut(from)
+		f.held = true
+	}
+	f.hi = from
+	f.pubs = st.streamed
+	st.streamed, st.lastStreamed = nil, nil
 }
 
 // offer publishes the last unvisited child of the oldest frame that has
 // one (for the top frame, only if it has two or more: the next one is
-// about to be visited anyway).
-func (st *state[N, H, R]) offer(w *forkjoin.Worker) {
+// about to be visited anyway), and reports whether it found one.
+func (st *state[N, H, R]) offer(w *forkjoin.Worker) bool {
 	top := len(st.frames) - 1
 	i := st.low
-	for i <= top && st.frames[i].lo >= st.frames[i].hi {
+	for i <= top && st.frames[i].lo >= st.frames[i].hi && !st.frames[i].held {
 		i++
 	}
 	st.low = i
-	if i > top || (i == top && st.frames[i].hi-st.frames[i].lo < 2) {
-		return
+	if i > top {
+		return false
 	}
 	f := &st.frames[i]
+	left := f.hi - f.lo
+	if f.held {
+		left++
+	}
+	if i == top && left < 2 {
+		return false
+	}
+	if f.held { // the frame's last unvisited work: push it now
+		f.held = false
+		t := f.pubs
+		for t.next != nil {
+			t = t.next
+		}
+		w.Push(&t.task)
+		return true
+	}
 	var p *pub[N, H, R]
 	if n := f.hi - f.lo; n >= rangeMin {
 		// Many children left (a wide node): give away the upper half as
@@ -305,6 +417,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) {
 	p.next = f.pubs
 	f.pubs = p
 	w.Push(&p.task)
+	return true
 }
 
 // runPub is a pub's task: walk the child on this worker, unless its owner
@@ -406,6 +519,12 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 // thieves may still read the children it holds.
 func (st *state[N, H, R]) abandon(w *forkjoin.Worker) {
 	w.Cancel(nil)
+	for p := st.streamed; p != nil; p = p.next { // a listing that did not end
+		if p.claim.CompareAndSwap(false, true) {
+			st.ops.pubOver()
+		}
+	}
+	st.streamed, st.lastStreamed = nil, nil
 	for i := range st.frames {
 		for p := st.frames[i].pubs; p != nil; p = p.next {
 			if p.claim.CompareAndSwap(false, true) {
