@@ -195,6 +195,7 @@ func (s *scheduler) releaseCaller(w *Worker) {
 		w.flushSlack() // spawn.go: no slack outlives the Run
 	}
 	w.inUse.Store(false)
+	w.standing, w.armed = false, false
 	w.poll.Store(true) // a stale use of w reaches the slow path and panics
 	w.run = nil
 	s.mu.Lock()

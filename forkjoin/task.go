@@ -200,20 +200,28 @@ func (w *Worker) WorkRequested() bool {
 	return w.requested()
 }
 
-// requested is WorkRequested's slow path. A request is taken by the
+// requested is WorkRequested's slow path. A new request is taken by the
 // heartbeat, which clears poll and publishes the oldest private fork if
 // there is one (publishing clears standing). If nothing was published the
-// request stands: the worker sets its own poll flag again (armed), so the
-// next look takes the slow path again, and reports true until a Push
-// answers. A poll flag the worker armed itself, found after a publication
-// (standing cleared), is stale: taken and reported false. A thief's
-// request that arrived meanwhile may be taken with it; the publication
-// woke a sleeping participant anyway (wakeCheck), and a searching thief
-// asks again.
+// request stands: the worker sets its own poll flag again (armed), so that
+// every later look comes here, and reports true until a Push answers it.
+// While it stands, a look costs a few loads and no atomic write: walks
+// along a chain, with nothing to give, look at every node. Cancellation
+// sets poll too, so an armed look checks the run itself. A flag the
+// worker armed, found after a publication (standing cleared), is dropped:
+// the heartbeat takes it and the look reports false. A thief's request
+// that arrived meanwhile is taken with it; the publication woke a sleeping
+// participant anyway (wakeCheck), and a searching thief asks again.
 //
 //go:noinline
 func (w *Worker) requested() bool {
-	if w.armed && !w.standing {
+	if w.armed {
+		if w.run.cancelled.Load() {
+			w.heartbeat() // unwinds
+		}
+		if w.standing {
+			return true
+		}
 		w.heartbeat() // clears poll and armed
 		return false
 	}
