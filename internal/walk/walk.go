@@ -2,7 +2,6 @@ package walk
 
 import (
 	"reflect"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -92,9 +91,11 @@ type state[N, H, R any] struct {
 	leaf   H // the heap of the leaf being finalised
 
 	// While a node's children are being listed (see enter and stream):
-	// listing is the index in kids of its first child, and streamed /
-	// lastStreamed the list of its children already published.
+	// listing is the index in kids of its first child, unshared that of
+	// the first child not published yet (the first child is never), and
+	// streamed / lastStreamed the list of those published.
 	listing      int
+	unshared     int
 	streamed     *pub[N, H, R]
 	lastStreamed *pub[N, H, R]
 }
@@ -151,8 +152,18 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		}
 		if p := top.pubs; p != nil {
 			top.pubs = p.next
-			if p.next == nil { // the last: if it was held back, it is claimed below at once
+			if p.next == nil && top.held {
+				// The held tail of a streamed listing, never pushed: its
+				// children are the last of the frame's segment, so they
+				// become the frame's own range again.
 				top.held = false
+				if p.nodes != nil {
+					p.claim.Store(true)
+					ops.pubOver()
+					top.hi = len(st.kids)
+					top.lo = top.hi - len(p.nodes)
+					continue
+				}
 			}
 			if p.nodes != nil { // a range of children
 				if p.claim.CompareAndSwap(false, true) {
@@ -275,7 +286,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
 	h := st.ops.Init(n)
 	base := len(st.kids)
-	st.listing = base
+	st.listing, st.unshared = base, base+1
 	st.ops.Children(n, st.yield)
 	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
@@ -307,23 +318,21 @@ const streamEvery = 8
 // stream answers a request for work that arrives while a node's children
 // are being listed (the yield function looks every streamEvery children).
 // An older frame's unvisited child is the bigger piece of work, so offer
-// gets the first chance; if no frame has one, the children
-// listed so far, but the first, are published at once, so that a thief can
-// start on them while the listing goes on: a slow children function (a
-// directory being read) is walked in parallel with its own listing. The
+// gets the first chance; if no frame has one, the children listed and not
+// yet published (never the first) are published at once, so that a thief
+// can start on them while the listing goes on: a slow children function
+// (a directory being read) is walked in parallel with its own listing. The
 // first child stays with the owner, which walks it once the listing ends.
 //
-// The published children are cut off the buffer (a range is copied out):
-// the children yielded afterwards follow them in child order, so they
-// cannot share the frame's own range, which precedes its pubs (see
-// endStream). Requests are rare (one per failed steal attempt), so the
-// allocations here do not show per node.
+// The children yielded afterwards follow the published ones in child
+// order, so they cannot join the frame's own range, which precedes its
+// pubs: they go to later pubs (see endStream).
 func (st *state[N, H, R]) stream() {
 	w := st.w
-	if st.offer(w) {
+	if st.offer(w) || len(st.kids) <= st.unshared {
 		return
 	}
-	p := st.cut(st.listing + 1)
+	p := st.share(false)
 	if st.lastStreamed == nil {
 		st.streamed = p
 	} else {
@@ -333,18 +342,26 @@ func (st *state[N, H, R]) stream() {
 	w.Push(&p.task)
 }
 
-// cut makes a pub of the children in kids[from:] (at least one) and
-// removes them from the buffer. The pub counts in pending from now on.
-func (st *state[N, H, R]) cut(from int) *pub[N, H, R] {
+// share makes a pub of the children listed since the last one, which it
+// reads in place: the buffer below its end is not written again until the
+// frame is popped (it only grows meanwhile; if it is reallocated, the pub
+// keeps reading the old array, whose values are the same). The pub counts
+// in pending from now on. A held range (see endStream) gets its results
+// slice only if it is pushed.
+func (st *state[N, H, R]) share(held bool) *pub[N, H, R] {
+	lo, hi := st.unshared, len(st.kids)
+	st.unshared = hi
 	var p *pub[N, H, R]
-	if len(st.kids)-from == 1 {
-		p = &pub[N, H, R]{ops: st.ops, node: st.kids[from]}
+	switch {
+	case hi-lo == 1:
+		p = &pub[N, H, R]{ops: st.ops, node: st.kids[lo]}
 		p.task.Init(runPub[N, H, R])
-	} else {
-		p = newRangePub(st.ops, slices.Clone(st.kids[from:]), nil)
+	case held:
+		p = &pub[N, H, R]{ops: st.ops, nodes: st.kids[lo:hi:hi]}
+		p.task.Init(runPub[N, H, R])
+	default:
+		p = newRangePub(st.ops, st.kids[lo:hi:hi], nil)
 	}
-	clear(st.kids[from:])
-	st.kids = st.kids[:from]
 	st.ops.pending.Add(1)
 	return p
 }
@@ -352,17 +369,19 @@ func (st *state[N, H, R]) cut(from int) *pub[N, H, R] {
 // endStream sets up the frame f of a node whose listing published some of
 // its children: its own range is the first child alone; its pubs are the
 // streamed ones, in order, then a tail of the children yielded after the
-// last publication. The tail is not pushed yet: it is the frame's last
-// unvisited work, and offer pushes it when someone asks (the owner, when
-// it gets there first, simply claims it).
+// last publication. The tail is held, not pushed: it is the frame's last
+// unvisited work, offer pushes it if someone asks, and if nobody has by
+// the time the owner gets to it, the owner walks it as its own range (see
+// run). The pubs read their children in place, so the frame is marked
+// ranged: its owner clears them at pop.
 func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
-	from := f.base + 1
-	if len(st.kids) > from {
-		st.lastStreamed.next = st.cut(from)
+	if len(st.kids) > st.unshared {
+		st.lastStreamed.next = st.share(true)
 		f.held = true
 	}
-	f.hi = from
+	f.hi = f.base + 1
 	f.pubs = st.streamed
+	f.ranged = true
 	st.streamed, st.lastStreamed = nil, nil
 }
 
@@ -392,6 +411,9 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) bool {
 		t := f.pubs
 		for t.next != nil {
 			t = t.next
+		}
+		if t.nodes != nil {
+			t.results = make([]R, len(t.nodes))
 		}
 		w.Push(&t.task)
 		return true
