@@ -3,12 +3,14 @@ package forkjoin
 // Graph: tasks with dependencies, run on the core as spawned tasks.
 //
 // A node may depend only on nodes added before it, so a Graph cannot have
-// a cycle. Run counts, for every node, the dependencies it waits for and
-// queues the nodes that wait for none. When a node is over, the worker that
-// ran it decrements the counters of its dependents and queues, on its own
-// queue, every dependent whose counter reached zero, then makes one wake-up
-// decision for all of them: no coordinating goroutine, and a dependent
-// usually runs where its inputs are hot in cache. A node whose dependency
+// a cycle. Run counts, for every node, the dependencies it waits for, runs
+// the first source of the highest priority at once on the calling
+// goroutine and queues the other nodes that wait for none. When a node is
+// over, the worker that ran it counts itself in each dependent's count of
+// finished dependencies and queues, on its own queue, every dependent whose
+// count reached its number of dependencies, in batches of up to
+// readyBatchMax with one wake-up decision each: no coordinating goroutine,
+// and a dependent usually runs where its inputs are hot in cache. A node whose dependency
 // failed (error, panic or cancellation) is not run: it fails with a
 // *DependencyError, and so do its dependents.
 //
@@ -17,23 +19,24 @@ package forkjoin
 // of chunks the graph allocates per result type (8, 16, ... up to 256 nodes
 // at once), so building n nodes costs O(log n) allocations for the nodes,
 // not n; a chunk lives as long as any of its nodes is referenced. Edges
-// are appended to one slice per graph while it is built (dependency index,
-// dependent); Run lays the dependents of all nodes out in one more slice,
-// node i's at a contiguous range (a counting sort by dependency), so the
-// edges cost O(log e) allocations, not a slice per node.
+// are appended to one slice per graph while it is built: the index of each
+// dependency, node after node (4 bytes an edge; the dependent is implied by
+// the position); Run lays the dependents of all nodes out in one more
+// slice, node i's at a contiguous range (a counting sort by dependency), so
+// the edges cost O(log e) allocations, not a slice per node.
 //
 // Ordering. A finishing node stores finished (Value's check) and its error
-// before it decrements a dependent's counter; the decrement that reaches
-// zero queues the dependent, and queueing publishes the task (deque
-// atomics, sequentially consistent), so the dependent's function sees its
+// before it adds to a dependent's count; the addition that completes it
+// queues the dependent, and queueing publishes the task (deque atomics,
+// sequentially consistent), so the dependent's function sees its
 // dependencies' results and errors. The node's error is written before the
 // graph's count of sinks left is decremented (only nodes without
 // dependents count); the decrement that reaches zero completes the graph's
 // Completion, after which Run reads every node's error. Counting sinks is
-// enough: a sink is over only after each of its dependencies made its last
-// decrement of the sink's counter, and by induction every node is then over
-// except for the tail of over in a node with dependents (the wake-up
-// decision after its decrements, and afterSpawn's counting on its worker),
+// enough: a sink is over only after each of its dependencies added itself
+// to the sink's count, and by induction every node is then over except for
+// the tail of over in a node with dependents (the wake-up decisions after
+// its additions, and afterSpawn's counting on its worker),
 // which touches neither the graph nor any node's result. Only one shared
 // counter is touched per sink instead of one per node.
 
@@ -51,18 +54,12 @@ import (
 // Run it (once). A Graph is not safe for concurrent building.
 type Graph struct {
 	nodes []*graphNode
-	edges []graphEdge  // in the order added; Run sorts them into out
+	deps  []int32      // the dependencies of every node, node by node, in the order added; Run sorts them into out
 	out   []*graphNode // from Run: the dependents of every node, by node
 	slabs []any        // a *graphSlab[T] per result type of the nodes added
 	ran   bool
 	left  atomic.Int64 // sinks (nodes without dependents) not yet over during Run
 	done  Completion
-}
-
-// graphEdge says that node `to` depends on the node of index from.
-type graphEdge struct {
-	from int32
-	to   *graphNode
 }
 
 // NewGraph returns an empty Graph.
@@ -76,10 +73,13 @@ type graphNode struct {
 	// The node's dependents are g.out[first:first+nout] once Run laid
 	// them out; nout counts them while the graph is built.
 	first, nout int32
-	waiting     atomic.Int32 // dependencies not yet over, during Run
-	finished    atomic.Bool
-	depFailed   atomic.Pointer[graphNode]
-	err         error
+	// depsOver counts the dependencies that are over, during Run (counting
+	// up from the zero a new node has: a Graph runs once, so Run has no
+	// counter to set, an atomic store per node).
+	depsOver  atomic.Int32
+	finished  atomic.Bool
+	depFailed atomic.Pointer[graphNode]
+	err       error
 }
 
 // Dep is a node another node can depend on: any *GraphNode.
@@ -121,7 +121,7 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 		}
 		n.ndeps++
 		dn.nout++
-		g.edges = append(g.edges, graphEdge{from: dn.index, to: n})
+		g.deps = append(g.deps, dn.index)
 	}
 	g.nodes = append(g.nodes, n)
 	return gn
@@ -224,27 +224,44 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		return nil
 	}
 	s := schedulerOf(p)
+	if len(g.nodes) > 1 {
+		// A parked worker takes tens of microseconds to arrive: wake one
+		// now, so that it comes while the graph is prepared and its first
+		// source runs, in time for what that source launches. (It finds
+		// nothing yet, and searches for a while before it leaves.)
+		s.wakeForNew()
+	}
 	g.layoutDependents()
 	sinks := 0
+	ctxDone := ctx != nil && ctx.Done() != nil
 	for _, n := range g.nodes {
-		n.waiting.Store(n.ndeps)
-		n.st.init(s, n.st.prio, ctx, n.st.body)
+		n.st.initDone(s, n.st.prio, ctx, ctxDone, n.st.body)
 		if n.nout == 0 {
 			sinks++
 		}
 	}
 	g.left.Store(int64(sinks))
 	err := RunCtx(context.Background(), p, func(w *Worker) error {
-		k := 0
+		// The sources: the first of the highest priority is run here at
+		// once (so that no other participant takes it while this one
+		// looks for it and then parks; it is the one Wait would have
+		// taken first from this participant's queues), the others are
+		// queued in batches.
+		var first *graphNode
 		for _, n := range g.nodes {
-			if n.ndeps == 0 {
-				s.queueLocal(w, &n.st)
-				k++
+			if n.ndeps == 0 && (first == nil || n.st.prio < first.st.prio) {
+				first = n
 			}
 		}
-		if k > 0 {
-			s.wakeForNew()
+		var b readyBatch
+		for _, n := range g.nodes {
+			if n.ndeps == 0 && n != first {
+				b.add(w, s, n)
+			}
 		}
+		b.flush(w, s)
+		s.countLocal(w, 1, first.st.prio)
+		w.execute(&first.st.hdr)
 		w.Wait(&g.done)
 		return nil
 	})
@@ -272,45 +289,82 @@ func isDependencyError(err error) bool {
 // edges were added, as a range of one slice: a counting sort of the edges
 // by dependency.
 func (g *Graph) layoutDependents() {
-	g.out = make([]*graphNode, len(g.edges))
+	g.out = make([]*graphNode, len(g.deps))
 	off := int32(0)
 	for _, n := range g.nodes {
 		n.first = off
 		off += n.nout
 		n.nout = 0 // counted again below, as the range fills
 	}
-	for _, e := range g.edges {
-		d := g.nodes[e.from]
-		g.out[d.first+d.nout] = e.to
-		d.nout++
+	deps := g.deps
+	for _, n := range g.nodes { // n's dependencies come next in deps
+		for _, i := range deps[:n.ndeps] {
+			d := g.nodes[i]
+			g.out[d.first+d.nout] = n
+			d.nout++
+		}
+		deps = deps[n.ndeps:]
 	}
-	g.edges = nil
+	g.deps = nil
 }
 
 // over runs on the worker that ran the node (or skipped it): it launches
 // the dependents this node was the last to wait for, queued on w's own
-// queues with one wake-up decision for all of them.
+// queues in batches (one publication and one wake-up decision per batch:
+// a thief can take the first ones while the rest are counted down).
 func (n *graphNode) over(w *Worker, err error) {
 	if err != nil && n.err == nil {
 		n.err = err
 	}
 	n.finished.Store(true)
 	s := n.st.rs.sched
-	launched := false
+	var b readyBatch
 	deps := n.g.out[n.first : n.first+n.nout]
 	for _, d := range deps {
 		if n.err != nil {
 			d.depFailed.CompareAndSwap(nil, n)
 		}
-		if d.waiting.Add(-1) == 0 {
-			s.queueLocal(w, &d.st)
-			launched = true
+		if d.depsOver.Add(1) == d.ndeps {
+			b.add(w, s, d)
 		}
 	}
-	if launched {
-		s.wakeForNew()
-	}
+	b.flush(w, s)
 	if len(deps) == 0 && n.g.left.Add(-1) == 0 {
 		n.g.done.Complete() // Run may return: nothing is touched after
 	}
+}
+
+// readyBatch collects graph nodes ready to run, of one priority, and
+// queues them together; it lives on the stack of the code that launches
+// them.
+type readyBatch struct {
+	n    int
+	prio Priority
+	ts   [readyBatchMax]*task
+}
+
+// readyBatchMax is the most ready nodes queued at once.
+const readyBatchMax = 16
+
+// add adds d, queueing what is collected first if the batch is full or of
+// another priority.
+func (b *readyBatch) add(w *Worker, s *scheduler, d *graphNode) {
+	if b.n == readyBatchMax || (b.n > 0 && d.st.prio != b.prio) {
+		b.flush(w, s)
+	}
+	b.prio = d.st.prio
+	b.ts[b.n] = &d.st.hdr
+	b.n++
+}
+
+// flush queues what is collected on w's queue and makes the wake-up
+// decision for it.
+func (b *readyBatch) flush(w *Worker, s *scheduler) {
+	if b.n == 0 {
+		return
+	}
+	s.queueMany(w, b.prio, b.ts[:b.n])
+	clear(b.ts[:b.n])
+	b.n = 0
+	s.wakeForNew()
 }

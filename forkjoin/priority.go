@@ -25,8 +25,13 @@ package forkjoin
 //	    the other participants' queues of that priority (steal)
 //
 // so a participant never starts a lower-priority task while a
-// higher-priority one waits anywhere it can see. Own queues before the
-// injector keeps work local; to keep outside work from being starved by a
+// higher-priority one waits anywhere it can see. The others' High queues
+// are looked at only while a counter shared by all High queues
+// (injector.high, never below the number of tasks in them) is not zero:
+// otherwise a participant would read every other participant's memory
+// before each of its own tasks, which made two cores running their own
+// streams of tiny tasks slow each other down two- to threefold. Own queues
+// before the injector keeps work local; to keep outside work from being starved by a
 // stream of local tasks, every few local tasks the injector of the same
 // priority is looked at first. How few adapts to task duration (blitz-io's
 // interval): the target is to look at least once per millisecond, so
@@ -108,6 +113,11 @@ type injector struct {
 	_  cacheline.Pad
 	n  [numPriorities]atomic.Int64
 	_  cacheline.Pad
+	// high counts the tasks in the participants' High queues, or more
+	// (spawnQueue.count): a participant looks in the others' High queues
+	// before each of its own tasks only while it is not zero.
+	high atomic.Int64
+	_    cacheline.Pad
 }
 
 func (in *injector) push(p Priority, ts ...*task) {
@@ -203,11 +213,11 @@ func (w *Worker) noteTaskTime(d time.Duration) {
 }
 
 // next returns this participant's next task at its top level (no frame of
-// its own below), in priority order (see the file comment), or nil.
+// its own below), in priority order (see the file comment), or nil. Only
+// pool workers call it (serve, search).
 func (w *Worker) next() *task {
-	s := w.sched
-	parts := *s.parts.Load()
-	start := int(w.nextRand() % uint64(max(len(parts), 1)))
+	var parts []*Worker // loaded when the worker has to steal
+	start := 0
 	for p := High; p < numPriorities; p++ {
 		if w.localRun >= w.injectInterval {
 			// Fairness: look at the injector before local work.
@@ -228,6 +238,16 @@ func (w *Worker) next() *task {
 		}
 		if t := w.takeInjected(p); t != nil {
 			return t
+		}
+		if p == High && w.sched.inj.high.Load() == 0 {
+			// Nothing in anyone's High queue (it was just looked at in
+			// the injector): skip the scan, which reads every other
+			// participant's memory before each task.
+			continue
+		}
+		if parts == nil {
+			parts = *w.sched.parts.Load()
+			start = int(w.nextRand() % uint64(max(len(parts), 1)))
 		}
 		if t := w.stealPriority(p, parts, start); t != nil {
 			return t

@@ -159,6 +159,7 @@ func (s *scheduler) workerFor(id int) *Worker {
 
 func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
 	w := newWorker(s, s.nextID, poolIndex)
+	w.pq[High].count = &s.inj.high // priority.go: Worker.next
 	s.nextID++
 	old := *s.parts.Load()
 	next := make([]*Worker, len(old)+1)

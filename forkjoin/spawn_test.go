@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -536,4 +538,203 @@ func TestScopeCountsProperty(t *testing.T) {
 			rt.Fatalf("per-participant sums: submitted %d (total %d), completed %d (total %d)", sub, st.Submitted, com, st.Completed)
 		}
 	})
+}
+
+// A High task waiting in one participant's queue is started by another
+// participant before that one's next Normal task of its own: a pool worker
+// with thousands of Normal tasks queued locally looks at the others' High
+// queues before each of them (it skips the look only while no High task is
+// queued anywhere).
+func TestHighTaskSeenAcrossParticipants(t *testing.T) {
+	leakcheck.Check(t)
+	const normals = 2000
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+				var normalsRun, atHigh atomic.Int64
+				var highStarted atomic.Bool
+				filled := make(chan struct{})
+				// Taken by the pool worker: this goroutine does not help
+				// until the High task has started.
+				s.Spawn(w, func(w *forkjoin.Worker) {
+					for i := 0; i < normals; i++ {
+						s.Spawn(w, func(*forkjoin.Worker) {
+							normalsRun.Add(1)
+							sink.Add(spin(20_000)) // some 30 µs
+						})
+					}
+					close(filled)
+				})
+				<-filled
+				s.Spawn(w, func(*forkjoin.Worker) {
+					atHigh.Store(normalsRun.Load())
+					highStarted.Store(true)
+				}, forkjoin.WithPriority(forkjoin.High))
+				deadline := time.Now().Add(10 * time.Second)
+				for !highStarted.Load() {
+					if time.Now().After(deadline) {
+						t.Errorf("the High task did not start within 10 s (%d Normal tasks ran)", normalsRun.Load())
+						return
+					}
+					runtime.Gosched()
+				}
+				if n := atHigh.Load(); n >= normals/2 {
+					t.Errorf("the High task started after %d of the other worker's %d Normal tasks", n, normals)
+				}
+			})
+		})
+	})
+}
+
+// A Graph's sources and the dependents a node launches are queued in
+// batches (by priority, a bounded number at once) and the first source runs
+// on the calling goroutine: every node runs once, after its dependencies;
+// the statistics count every node once, by priority; a panic in the first
+// source fails it and skips its dependents; a context done before Run skips
+// every node.
+func TestGraphBatchesAndFirstSource(t *testing.T) {
+	leakcheck.Check(t)
+	const fan = 100 // several batches, of mixed priorities
+	build := func(g *forkjoin.Graph, sources int, panicFirst bool, runs []atomic.Int32) (*forkjoin.GraphNode[int], []*forkjoin.GraphNode[int]) {
+		var srcs []forkjoin.Dep
+		var srcNodes []*forkjoin.GraphNode[int]
+		for i := 0; i < sources; i++ {
+			i := i
+			n := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+				runs[fan+1+i].Add(1)
+				if i == 0 && panicFirst {
+					panic("first source")
+				}
+				return i + 1, nil
+			}, nil, forkjoin.WithPriority(forkjoin.Priority(i%3)))
+			srcs = append(srcs, n)
+			srcNodes = append(srcNodes, n)
+		}
+		var mids []forkjoin.Dep
+		midNodes := make([]*forkjoin.GraphNode[int], fan)
+		for i := 0; i < fan; i++ {
+			i := i
+			midNodes[i] = forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+				runs[i].Add(1)
+				s := 0
+				for _, n := range srcNodes {
+					s += n.Value()
+				}
+				return s + i, nil
+			}, srcs, forkjoin.WithPriority(forkjoin.Priority((i/7)%3)))
+			mids = append(mids, midNodes[i])
+		}
+		join := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+			runs[fan].Add(1)
+			s := 0
+			for _, m := range midNodes {
+				s += m.Value()
+			}
+			return s, nil
+		}, mids)
+		return join, midNodes
+	}
+	for _, par := range []int{1, 2, 4} {
+		for _, sources := range []int{1, 3} {
+			// Every node runs once; the statistics count each node once.
+			p := pool.New(par)
+			runs := make([]atomic.Int32, fan+1+sources)
+			g := forkjoin.NewGraph()
+			join, _ := build(g, sources, false, runs)
+			if err := g.Run(p); err != nil {
+				t.Fatal(err)
+			}
+			srcSum := sources * (sources + 1) / 2
+			if want := fan*srcSum + fan*(fan-1)/2; join.Value() != want {
+				t.Fatalf("p%d, %d sources: join %d, want %d", par, sources, join.Value(), want)
+			}
+			for i := range runs {
+				if r := runs[i].Load(); r != 1 {
+					t.Fatalf("p%d, %d sources: node %d ran %d times", par, sources, i, r)
+				}
+			}
+			p.Close()
+			st := p.Stats()
+			nodes := int64(fan + 1 + sources)
+			if st.Submitted != nodes || st.Completed != nodes {
+				t.Fatalf("p%d, %d sources: %d submitted, %d completed, want %d each", par, sources, st.Submitted, st.Completed, nodes)
+			}
+			var byPrio int64
+			for _, ps := range st.ByPriority {
+				byPrio += ps.Completed
+			}
+			if byPrio != nodes {
+				t.Fatalf("p%d: %d completed by priority, want %d", par, byPrio, nodes)
+			}
+
+			// A panic in the first source (run on the caller).
+			p = pool.New(par)
+			runs = make([]atomic.Int32, fan+1+sources)
+			g = forkjoin.NewGraph()
+			join, mids := build(g, sources, true, runs)
+			err := g.Run(p)
+			var pe *forkjoin.PanicError
+			if !errors.As(err, &pe) || pe.Value != "first source" {
+				t.Fatalf("p%d: Run after a panicking source: %v", par, err)
+			}
+			var de *forkjoin.DependencyError
+			if runs[fan].Load() != 0 || !errors.As(join.Err(), &de) || !errors.As(mids[0].Err(), &de) || de.Index != 0 {
+				t.Fatalf("p%d: dependents of the failed source: join ran %d, err %v; mid err %v", par, runs[fan].Load(), join.Err(), mids[0].Err())
+			}
+			p.Close()
+
+			// A context done before Run: nothing runs.
+			p = pool.New(par)
+			runs = make([]atomic.Int32, fan+1+sources)
+			g = forkjoin.NewGraph()
+			join, _ = build(g, sources, false, runs)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := g.RunCtx(ctx, p); !errors.Is(err, context.Canceled) {
+				t.Fatalf("p%d: RunCtx with a done context: %v", par, err)
+			}
+			for i := range runs {
+				if runs[i].Load() != 0 {
+					t.Fatalf("p%d: node %d ran under a done context", par, i)
+				}
+			}
+			if !errors.Is(join.Err(), context.Canceled) {
+				var de *forkjoin.DependencyError
+				if !errors.As(join.Err(), &de) {
+					t.Fatalf("p%d: join's error under a done context: %v", par, join.Err())
+				}
+			}
+			p.Close()
+		}
+	}
+}
+
+// A Graph's sources start in priority order when one participant runs
+// them all: the one Run starts at once is the first of the highest
+// priority, not the first added.
+func TestGraphSourcesByPriority(t *testing.T) {
+	leakcheck.Check(t)
+	prios := []forkjoin.Priority{forkjoin.Background, forkjoin.Normal, forkjoin.High, forkjoin.Normal, forkjoin.High, forkjoin.Background}
+	p := pool.New(1) // only the goroutine in Run
+	defer p.Close()
+	g := forkjoin.NewGraph()
+	var order []forkjoin.Priority // one goroutine: no lock needed
+	for _, pr := range prios {
+		pr := pr
+		forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+			order = append(order, pr)
+			return 0, nil
+		}, nil, forkjoin.WithPriority(pr))
+	}
+	if err := g.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != len(prios) {
+		t.Fatalf("ran %d of %d sources", len(order), len(prios))
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			t.Fatalf("sources started in the order %v", order)
+		}
+	}
 }

@@ -5,8 +5,8 @@ package forkjoin
 // once, so that a participant that runs out of work takes a share of a busy
 // one's queue with one CAS instead of coming back for every task.
 //
-// Indices, ring, growth and the owner's push are deque's (ringQueue in
-// deque.go). What differs:
+// Indices, ring and growth work as in deque (deque.go); the ring's slots
+// differ (see spawnSlot below). What else differs:
 //
 //   - steal claims a range [t, t+k) of the oldest tasks with one CAS of top
 //     from t to t+k, where k ≤ stealMax and k ≤ half of what it saw (at
@@ -16,7 +16,9 @@ package forkjoin
 //     store; otherwise it takes the OLDEST task through the same CAS on top
 //     a thief uses (so with fewer than stealMax+1 tasks the owner's order is
 //     first-in first-out; spawned tasks promise no order within a
-//     priority).
+//     priority). That CAS is made without the store of bottom: the owner
+//     takes index t exactly as a thief would, so one atomic operation per
+//     task instead of three.
 //
 // Why no task is taken twice. Index b goes to the owner without a CAS only
 // under b - t0 ≥ stealMax, t0 being the top it loaded after its store of
@@ -38,16 +40,100 @@ package forkjoin
 // only indices below t + ring size while top is t, so none of those slots
 // was overwritten (after a growth a thief may read the old ring: it holds
 // the same tasks at the same indices).
+//
+// Slots are plain words outside race builds. A slot is written by the
+// owner before the atomic store of bottom that publishes it, and read by a
+// thief (or the owner's CAS path) after an atomic load of bottom or top
+// that follows that store, so the reader sees the task. The only racing
+// access is a slow thief's read of a slot the owner is overwriting after
+// the ring wrapped; its CAS then fails (above) and it drops what it read.
+// Go guarantees that a racy read of a pointer-sized word observes one of
+// the values written (no tearing), so that read is harmless; an atomic
+// store per slot, a locked exchange on amd64, was the largest single cost
+// of a spawn. Race builds use atomic slots (squeue_slot_race.go), so the race
+// detector checks everything else.
+
+import (
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+)
 
 // stealMax is the most tasks one steal takes from a spawnQueue.
 const stealMax = 32
 
-type spawnQueue struct{ ringQueue }
+type spawnQueue struct {
+	top    atomic.Int64 // CASed by thieves, and by the owner on the last tasks
+	_      cacheline.Pad
+	bottom atomic.Int64 // written only by the owner
+	buf    atomic.Pointer[spawnRing]
+	// count, if not nil, counts the tasks of this queue together with
+	// those of the other queues that share it (every participant's High
+	// queue: see Worker.next). It is raised before tasks are published
+	// and lowered after they are taken, so it is never below the number
+	// of tasks in those queues: zero means they are all empty. Set once,
+	// before the queue is used.
+	count *atomic.Int64
+	_     cacheline.Pad
+}
+
+// spawnRing is a spawnQueue's ring: index i is at slots[i&mask].
+type spawnRing struct {
+	mask  int64
+	slots []spawnSlot
+}
+
+func newSpawnRing(size int64) *spawnRing {
+	return &spawnRing{mask: size - 1, slots: make([]spawnSlot, size)}
+}
 
 func newSpawnQueue() *spawnQueue {
 	q := &spawnQueue{}
-	q.init()
+	q.buf.Store(newSpawnRing(dequeInitialSize))
 	return q
+}
+
+// size is a snapshot of the number of tasks (may be stale at once).
+func (q *spawnQueue) size() int {
+	n := q.bottom.Load() - q.top.Load()
+	if n < 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// capacity is the ring's size.
+func (q *spawnQueue) capacity() int64 { return q.buf.Load().mask + 1 }
+
+// growTo replaces the ring by one of at least need slots (and at least
+// twice the old size) holding the live tasks at the same indices. The old
+// ring is never written again: a thief that still reads it finds the same
+// tasks there.
+func (q *spawnQueue) growTo(old *spawnRing, top, bottom, need int64) *spawnRing {
+	size := 2 * (old.mask + 1)
+	for size < need {
+		size *= 2
+	}
+	r := newSpawnRing(size)
+	for i := top; i < bottom; i++ {
+		r.slots[i&r.mask].store(old.slots[i&old.mask].load())
+	}
+	q.buf.Store(r)
+	return r
+}
+
+// push adds t at the bottom. Owner only.
+func (q *spawnQueue) push(t *task) {
+	b := q.bottom.Load()
+	r := q.buf.Load()
+	if top := q.top.Load(); b-top > r.mask {
+		r = q.growTo(r, top, b, b-top+1)
+	}
+	if q.count != nil {
+		q.count.Add(1)
+	}
+	r.slots[b&r.mask].store(t)
+	q.bottom.Store(b + 1) // publish the slot
 }
 
 // pushMany adds ts at the bottom in order (ts[0] first) with one
@@ -62,8 +148,11 @@ func (q *spawnQueue) pushMany(ts []*task) {
 	if top := q.top.Load(); b+n-1-top > r.mask {
 		r = q.growTo(r, top, b, b+n-top)
 	}
+	if q.count != nil {
+		q.count.Add(n)
+	}
 	for i, t := range ts {
-		r.slots[(b+int64(i))&r.mask].Store(t)
+		r.slots[(b+int64(i))&r.mask].store(t)
 	}
 	q.bottom.Store(b + n) // publish the slots
 }
@@ -72,27 +161,37 @@ func (q *spawnQueue) pushMany(ts []*task) {
 // else the oldest; nil if the queue is empty. Owner only.
 func (q *spawnQueue) pop() *task {
 	b := q.bottom.Load() - 1
-	if q.top.Load() > b {
+	t := q.top.Load()
+	if t > b {
 		return nil // empty: only the owner adds tasks
 	}
 	r := q.buf.Load()
-	q.bottom.Store(b) // claim slot b before looking at top (the fence)
-	t := q.top.Load()
-	if t > b {
-		q.bottom.Store(b + 1)
-		return nil
-	}
 	if b-t >= stealMax {
-		return r.slots[b&r.mask].Load() // out of every thief's reach
+		q.bottom.Store(b) // claim slot b before looking at top (the fence)
+		if t = q.top.Load(); b-t >= stealMax {
+			x := r.slots[b&r.mask].load() // out of every thief's reach
+			q.taken(1)
+			return x
+		}
+		q.bottom.Store(b + 1) // give slot b back; take from the top instead
 	}
-	q.bottom.Store(b + 1) // give slot b back; take from the top instead
+	// The oldest, through the CAS a thief uses. bottom is not touched:
+	// like a thief, the owner takes index t only by moving top past it.
 	for ; t <= b; t = q.top.Load() {
-		x := r.slots[t&r.mask].Load()
+		x := r.slots[t&r.mask].load()
 		if q.top.CompareAndSwap(t, t+1) {
+			q.taken(1)
 			return x
 		}
 	}
 	return nil
+}
+
+// taken lowers count by the k tasks just taken.
+func (q *spawnQueue) taken(k int64) {
+	if q.count != nil {
+		q.count.Add(-k)
+	}
 }
 
 // steal takes up to half of the queue (at most stealMax, at least one
@@ -108,11 +207,12 @@ func (q *spawnQueue) steal(out []*task) ([]*task, stealResult) {
 	r := q.buf.Load()
 	start := len(out)
 	for i := int64(0); i < k; i++ {
-		out = append(out, r.slots[(t+i)&r.mask].Load())
+		out = append(out, r.slots[(t+i)&r.mask].load())
 	}
 	if !q.top.CompareAndSwap(t, t+k) {
 		clear(out[start:])
 		return out[:start], contended
 	}
+	q.taken(k)
 	return out, stolen
 }

@@ -19,6 +19,8 @@ func TestSpawnQueueModel(t *testing.T) {
 	maxCap := int64(0)
 	rapid.Check(t, func(rt *rapid.T) {
 		q := newSpawnQueue()
+		var count atomic.Int64 // as the High queues have (Worker.next)
+		q.count = &count
 		var model []int // ids, top first
 		next := 0
 		newItem := func() *task {
@@ -94,7 +96,12 @@ func TestSpawnQueueModel(t *testing.T) {
 				}
 				model = model[k:]
 			},
-			"": func(rt *rapid.T) { maxCap = max(maxCap, checkQueueShape(rt, &q.ringQueue, len(model))) },
+			"": func(rt *rapid.T) {
+				maxCap = max(maxCap, checkSpawnQueueShape(rt, q, len(model)))
+				if c := count.Load(); c != int64(len(model)) {
+					rt.Fatalf("count %d, model holds %d", c, len(model))
+				}
+			},
 		})
 		for len(model) > 0 {
 			pop(rt)
@@ -127,6 +134,8 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 	}
 
 	q := newSpawnQueue()
+	var count atomic.Int64 // never below the tasks queued: never negative
+	q.count = &count
 	var wg sync.WaitGroup
 	for k := 0; k < dequeStressThieves; k++ {
 		wg.Add(1)
@@ -179,6 +188,9 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 				pops.Add(1)
 			}
 		}
+		if c := count.Load(); c < 0 {
+			t.Fatalf("count %d below zero", c)
+		}
 	}
 	for x := q.pop(); x != nil; x = q.pop() {
 		take(x)
@@ -188,6 +200,9 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 
 	if q.size() != 0 {
 		t.Errorf("queue not empty at the end: size %d", q.size())
+	}
+	if c := count.Load(); c != 0 {
+		t.Errorf("count %d at the end, want 0", c)
 	}
 	for i := range counts {
 		if c := counts[i].Load(); c != 1 {
@@ -199,4 +214,17 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 	if steals.Load() == 0 {
 		t.Errorf("no thief ever stole: the test did not test concurrency")
 	}
+}
+
+// checkSpawnQueueShape checks q's size against the model's and returns its
+// capacity.
+func checkSpawnQueueShape(rt *rapid.T, q *spawnQueue, n int) int64 {
+	if q.size() != n {
+		rt.Fatalf("size %d, model holds %d", q.size(), n)
+	}
+	c := q.capacity()
+	if c < int64(n) {
+		rt.Fatalf("capacity %d below size %d", c, n)
+	}
+	return c
 }

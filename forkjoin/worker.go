@@ -52,7 +52,7 @@ type Worker struct {
 	localRun       int         // local tasks run since the injector was last looked at first
 	injectInterval int         // how many local tasks between such looks
 	avgTaskNs      int64       // moving average of spawned-task time
-	timeTick       uint32      // samples spawned-task times (1 in 16)
+	timeTick       uint32      // samples spawned-task times (1 in 64)
 	locals         []local     // see Local
 	parked         atomic.Bool // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
