@@ -201,15 +201,25 @@ type Fork[A, R any] struct {
 }
 
 // forkEntry is one pending fork on a worker's private stack. A word fork
-// keeps its argument in ptr (pointer-shaped) or bits (a number), with word
-// set; hdr is set only once a heartbeat published it. Any other fork keeps
-// its argument in a slab slot from the start: hdr is the slot's header and
-// word is nil. Entries above sp are stale and ignored.
+// keeps its argument's bits in arg, with word set; hdr is set only once a
+// heartbeat published it. Any other fork keeps its argument in a slab slot
+// from the start: hdr is the slot's header and word is nil. Entries above
+// sp are stale and ignored.
+//
+// arg is a uintptr even when A is a pointer (a pointer, map, channel,
+// function or unsafe.Pointer), so that a fork stores it without a write
+// barrier. That hides no pointer from the collector: an entry is read
+// only while the Join that pushed it runs (i < sp), and that Join keeps
+// its argument b live in its own frame until it returns (it still needs
+// it to run fn(w, b)); and b points to the heap, never to a stack that
+// could move, because Join passes it to a function value, which makes it
+// escape. publish turns the bits back into an A and stores that in a
+// slot, a typed field, before anything else may hold it.
 type forkEntry struct {
 	hdr  *task
 	word *wordFork
-	ptr  unsafe.Pointer
-	bits uintptr
+	arg  uintptr
+	_    uintptr // 32 bytes: an index is a shift
 }
 
 // wordFork is how a word fork's entry is published: publish moves the
@@ -239,23 +249,17 @@ func wordKind[A any]() uint8 {
 	return 0
 }
 
-// setWord writes a word fork's argument into e. The two conversions read
-// and write exactly the bytes of an A: wordKind checked its shape.
-func (f *Fork[A, R]) setWord(e *forkEntry, b A) {
-	e.word = &f.word
-	if f.kind == wordPointer {
-		e.ptr = *(*unsafe.Pointer)(unsafe.Pointer(&b))
-	} else {
-		*(*A)(unsafe.Pointer(&e.bits)) = b
-	}
+// wordBits returns the bits of a word fork's argument: A is at most one
+// word (wordKind checked its shape), so it fits in u.
+func wordBits[A any](b A) uintptr {
+	var u uintptr
+	*(*A)(unsafe.Pointer(&u)) = b
+	return u
 }
 
-// wordArg reads back the argument setWord wrote.
-func (f *Fork[A, R]) wordArg(e *forkEntry) A {
-	if f.kind == wordPointer {
-		return *(*A)(unsafe.Pointer(&e.ptr))
-	}
-	return *(*A)(unsafe.Pointer(&e.bits))
+// wordArg reads back the argument a fork wrote into e.arg.
+func wordArg[A any](e *forkEntry) A {
+	return *(*A)(unsafe.Pointer(&e.arg))
 }
 
 // NewFork prepares fn for forking. fn must not be nil.
@@ -272,7 +276,7 @@ func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
 		sl := slabOf[A, R](w, f.sid).takeFree()
 		sl.fork = f
 		sl.hdr.exec = f.exec
-		sl.arg = f.wordArg(e)
+		sl.arg = wordArg[A](e)
 		e.hdr = &sl.hdr
 		return &sl.hdr
 	}
@@ -290,23 +294,36 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 // A panic in either call is re-raised by Join (after the other call has
 // finished or was abandoned), and the run is cancelled.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
-	// The fast paths: one guard for everything unusual (a full fork stack
-	// or slab chunk, no slab yet, a heartbeat due), then the fork written
-	// out by hand. They run once per fork and every instruction shows.
-	if f.kind != 0 {
-		i := w.sp
-		if i >= len(w.forks) || w.poll.Load() {
-			return f.joinSlow(w, a, b)
-		}
-		f.setWord(&w.forks[i], b)
-		w.sp = i + 1
-		ra := f.fn(w, a)
-		w.sp = i
-		if i >= w.published {
-			return ra, f.fn(w, b)
-		}
-		return ra, f.joinPublishedWord(w, i)
+	// The fast path of a word fork, written out by hand: it runs once per
+	// fork and every instruction shows. One guard for everything unusual
+	// (a full fork stack, a heartbeat due), two stores, the call, the pop.
+	// Everything else lives in functions of their own, so that this frame
+	// stays as small as the fast path needs.
+	if f.kind == 0 {
+		return f.joinSlab(w, a, b)
 	}
+	forks := w.forks
+	i := w.sp
+	if uint(i) >= uint(len(forks)) || w.poll.Load() {
+		return f.joinSlow(w, a, b)
+	}
+	e := &forks[i]
+	e.word = &f.word
+	e.arg = wordBits(b)
+	w.sp = i + 1
+	ra := f.fn(w, a)
+	w.sp = i
+	if i >= w.published {
+		return ra, f.fn(w, b)
+	}
+	return ra, f.joinPublishedWord(w, i)
+}
+
+// joinSlab is Join for a fork whose argument is not one word: it goes into
+// a slot of the worker's slab for (A, R) at once.
+//
+//go:noinline
+func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	var s *slab[A, R]
 	if f.sid < len(w.slabs) {
 		s = (*slab[A, R])(w.slabs[f.sid])
@@ -347,7 +364,9 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 	if f.kind != 0 {
 		w.growForks()
 		i := w.sp
-		f.setWord(&w.forks[i], b)
+		e := &w.forks[i]
+		e.word = &f.word
+		e.arg = wordBits(b)
 		w.sp = i + 1
 		if w.poll.Load() {
 			w.heartbeat() // may publish this very fork
