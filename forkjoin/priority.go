@@ -31,9 +31,9 @@ package forkjoin
 // otherwise a participant would read every other participant's memory
 // before each of its own tasks, which made two cores running their own
 // streams of tiny tasks slow each other down two- to threefold. Own queues
-// before the injector keeps work local; to keep outside work from being starved by a
-// stream of local tasks, every few local tasks the injector of the same
-// priority is looked at first. How few adapts to task duration (blitz-io's
+// before the injector keeps work local; to keep outside work from being
+// starved by a stream of local tasks, every few local tasks the injector
+// of the same priority is looked at first. How few adapts to task duration (blitz-io's
 // interval): the target is to look at least once per millisecond, so
 // interval = 1 ms / (moving average of task time), between 8 and 255
 // tasks.
