@@ -152,20 +152,18 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 		}
 		if p := top.pubs; p != nil {
 			top.pubs = p.next
-			if p.next == nil && top.held {
-				// The held tail of a streamed listing, never pushed: its
-				// children are the last of the frame's segment, so they
-				// become the frame's own range again.
-				top.held = false
-				if p.nodes != nil {
+			if p.nodes != nil { // a range of children
+				if p.results == nil {
+					// The held tail of a streamed listing, never pushed
+					// (endStream): its children are the last of the
+					// frame's segment, so they become its own range again.
+					top.held = false
 					p.claim.Store(true)
 					ops.pubOver()
 					top.hi = len(st.kids)
 					top.lo = top.hi - len(p.nodes)
 					continue
 				}
-			}
-			if p.nodes != nil { // a range of children
 				if p.claim.CompareAndSwap(false, true) {
 					ops.pubOver()
 					p.runRange(w) // nobody took it: fold the range here
@@ -346,18 +344,19 @@ func (st *state[N, H, R]) stream() {
 // reads in place: the buffer below its end is not written again until the
 // frame is popped (it only grows meanwhile; if it is reallocated, the pub
 // keeps reading the old array, whose values are the same). The pub counts
-// in pending from now on. A held range (see endStream) gets its results
-// slice only if it is pushed.
+// in pending from now on. A held tail (see endStream) is always a range,
+// and gets its results slice only if it is pushed: a range pub with no
+// results is a held tail.
 func (st *state[N, H, R]) share(held bool) *pub[N, H, R] {
 	lo, hi := st.unshared, len(st.kids)
 	st.unshared = hi
 	var p *pub[N, H, R]
 	switch {
+	case held: // a range even of one child: results nil marks it held
+		p = &pub[N, H, R]{ops: st.ops, nodes: st.kids[lo:hi:hi]}
+		p.task.Init(runPub[N, H, R])
 	case hi-lo == 1:
 		p = &pub[N, H, R]{ops: st.ops, node: st.kids[lo]}
-		p.task.Init(runPub[N, H, R])
-	case held:
-		p = &pub[N, H, R]{ops: st.ops, nodes: st.kids[lo:hi:hi]}
 		p.task.Init(runPub[N, H, R])
 	default:
 		p = newRangePub(st.ops, st.kids[lo:hi:hi], nil)
@@ -412,9 +411,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) bool {
 		for t.next != nil {
 			t = t.next
 		}
-		if t.nodes != nil {
-			t.results = make([]R, len(t.nodes))
-		}
+		t.results = make([]R, len(t.nodes)) // it is a range now
 		w.Push(&t.task)
 		return true
 	}
