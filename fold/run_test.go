@@ -16,6 +16,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // TestRunMatchesSeq: for random shapes, random folds (order-sensitive
@@ -26,23 +27,31 @@ func TestRunMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
 	poolOf := poolsFor(t)
 	rapid.Check(t, func(rt *rapid.T) {
-		g := testtree.AnyTree(400).Draw(rt, "tree")
-		spec := testtree.GenFold().Draw(rt, "fold")
 		p := poolOf(rapid.IntRange(1, 64).Draw(rt, "parallelism"))
-		want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
-		c := testtree.NewChecker[int](false)
-		checked := testtree.Check(c, spec.Fold(), testtree.Children, testtree.Key)
-		got := fold.Run(p, checked, testtree.Children, g.Root)
-		if !got.Value.Equal(want) {
-			rt.Fatalf("Run = %v, Seq = %v", got.Value, want)
-		}
-		if err := c.Err(); err != nil {
-			rt.Fatal(err)
-		}
-		if err := c.Complete(); err != nil {
-			rt.Fatal(err)
-		}
+		checkRunMatchesSeq(rt, p, testtree.Children)
 	})
+}
+
+// checkRunMatchesSeq draws a tree and a fold, folds the tree with Run on p
+// through children (which must list testtree.Children's children), and
+// fails rt unless the result is Seq's and the checked fold saw the
+// contract kept.
+func checkRunMatchesSeq(rt *rapid.T, p *pool.Pool, children tree.Treeish[*testtree.Node]) {
+	g := testtree.AnyTree(400).Draw(rt, "tree")
+	spec := testtree.GenFold().Draw(rt, "fold")
+	want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
+	c := testtree.NewChecker[int](false)
+	checked := testtree.Check(c, spec.Fold(), children, testtree.Key)
+	got := fold.Run(p, checked, children, g.Root)
+	if !got.Value.Equal(want) {
+		rt.Fatalf("Run = %v, Seq = %v", got.Value, want)
+	}
+	if err := c.Err(); err != nil {
+		rt.Fatal(err)
+	}
+	if err := c.Complete(); err != nil {
+		rt.Fatal(err)
+	}
 }
 
 func TestRunPanicAndReuse(t *testing.T) {

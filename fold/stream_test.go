@@ -79,22 +79,8 @@ func TestRunStreamingMatchesSeq(t *testing.T) {
 		})
 	}
 	rapid.Check(t, func(rt *rapid.T) {
-		g := testtree.AnyTree(400).Draw(rt, "tree")
-		spec := testtree.GenFold().Draw(rt, "fold")
 		p := poolOf(rapid.IntRange(2, 8).Draw(rt, "parallelism"))
-		want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
-		c := testtree.NewChecker[int](false)
-		checked := testtree.Check(c, spec.Fold(), slow, testtree.Key)
-		got := fold.Run(p, checked, slow, g.Root)
-		if !got.Value.Equal(want) {
-			rt.Fatalf("Run = %v, Seq = %v", got.Value, want)
-		}
-		if err := c.Err(); err != nil {
-			rt.Fatal(err)
-		}
-		if err := c.Complete(); err != nil {
-			rt.Fatal(err)
-		}
+		checkRunMatchesSeq(rt, p, slow)
 	})
 }
 
