@@ -192,7 +192,11 @@ func (w *Worker) resetSlabs() {
 //			return n.Value + l + r
 //		})
 //	}
+//
+// A Fork must not be copied: forks in flight point into it (go vet's
+// copylocks check reports copies).
 type Fork[A, R any] struct {
+	_    noCopy
 	fn   func(w *Worker, arg A) R
 	sid  int
 	exec func(w *Worker, h *task)
@@ -217,10 +221,32 @@ type Fork[A, R any] struct {
 // slot, a typed field, before anything else may hold it.
 type forkEntry struct {
 	hdr  *task
-	word *wordFork
+	word uintptr // a *wordFork, or 0; see wordOf
 	arg  uintptr
 	_    uintptr // 32 bytes: an index is a shift
 }
+
+// wordOf returns the wordFork of a word fork's entry, nil for a slab fork.
+//
+// word holds the pointer's bits, for the same reason as arg: a fork then
+// stores no pointer, and no store of its fast path checks for the write
+// barrier. The collector loses nothing: the entry is read only while the
+// Join that pushed it runs, and that Join keeps its Fork f live (it calls
+// f.fn after the forked call) and on the heap (NewFork returns it from a
+// function that is never inlined), so &f.word neither dies nor moves.
+func (e *forkEntry) wordOf() *wordFork {
+	return *(**wordFork)(unsafe.Pointer(&e.word))
+}
+
+// noCopy makes go vet report a copied Fork: a copy on the stack would
+// leave the entries of its forks pointing at memory that moves.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// wordPtr returns the bits a word fork of f stores in its entry.
+func wordPtr(wf *wordFork) uintptr { return uintptr(unsafe.Pointer(wf)) }
 
 // wordFork is how a word fork's entry is published: publish moves the
 // argument into a slot, records the slot in the entry and returns it.
@@ -263,6 +289,11 @@ func wordArg[A any](e *forkEntry) A {
 }
 
 // NewFork prepares fn for forking. fn must not be nil.
+//
+// It is never inlined, so the Fork it returns is always on the heap; a
+// fork's entry relies on that (see forkEntry.wordOf).
+//
+//go:noinline
 func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
 	if fn == nil {
 		panic("forkjoin: NewFork with a nil function")
@@ -308,7 +339,7 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 		return f.joinSlow(w, a, b)
 	}
 	e := &forks[i]
-	e.word = &f.word
+	e.word = wordPtr(&f.word)
 	e.arg = wordBits(b)
 	w.sp = i + 1
 	ra := f.fn(w, a)
@@ -341,7 +372,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	}
 	sl.arg = b
 	e := &w.forks[i]
-	e.hdr, e.word = &sl.hdr, nil
+	e.hdr, e.word = &sl.hdr, 0
 	w.sp = i + 1
 	ra := f.fn(w, a)
 	w.sp = i
@@ -365,7 +396,7 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		w.growForks()
 		i := w.sp
 		e := &w.forks[i]
-		e.word = &f.word
+		e.word = wordPtr(&f.word)
 		e.arg = wordBits(b)
 		w.sp = i + 1
 		if w.poll.Load() {
@@ -466,7 +497,7 @@ func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
 // participant took it, or helping until the one that did has finished.
 func (fu Future[A, R]) Join(w *Worker) R {
 	i := w.sp - 1
-	if fu.sl == nil || i != fu.idx || w.forks[i].hdr != &fu.sl.hdr || w.forks[i].word != nil {
+	if fu.sl == nil || i != fu.idx || w.forks[i].hdr != &fu.sl.hdr || w.forks[i].word != 0 {
 		w.checkActive() // a stale handle is the likelier mistake
 		panic("forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice")
 	}

@@ -835,6 +835,89 @@ func TestForkAllocations(t *testing.T) {
 	}
 }
 
+// gcNode is a node of a tree made while it is walked: a word fork's
+// argument that nothing but the fork references.
+type gcNode struct {
+	depth int
+	id    uint64
+	check uint64 // mix(id): wrong if the node was freed and reused
+}
+
+func gcMix(x uint64) uint64 {
+	x ^= x >> 31
+	x *= 0x9e3779b97f4a7c15
+	return x ^ x>>29
+}
+
+func newGCNode(depth int, id uint64) *gcNode {
+	return &gcNode{depth: depth, id: id, check: gcMix(id)}
+}
+
+// growStack uses enough stack to make a goroutine's stack grow (and, after
+// a collection shrank it, grow again): the stack moves.
+//
+//go:noinline
+func growStack(n int) byte {
+	var buf [512]byte
+	buf[n%len(buf)] = byte(n)
+	if n == 0 {
+		return buf[0]
+	}
+	return growStack(n-1) + buf[n%len(buf)]
+}
+
+var gcFork *Fork[*gcNode, uint64]
+
+func init() {
+	gcFork = NewFork(func(w *Worker, n *gcNode) uint64 {
+		if n.check != gcMix(n.id) {
+			panic(fmt.Sprintf("node %d corrupted: the collector freed a forked argument", n.id))
+		}
+		if n.depth == 0 {
+			if n.id%64 == 0 {
+				runtime.GC() // may shrink, and so move, the stacks of every goroutine
+			}
+			return n.check + uint64(growStack(int(n.id%32)))
+		}
+		a, b := gcFork.Join(w, newGCNode(n.depth-1, 2*n.id), newGCNode(n.depth-1, 2*n.id+1))
+		return n.check + a + b
+	})
+}
+
+// TestWordForksUnderGC: a word fork keeps its argument as bits, not as a
+// pointer (see forkEntry). This checks the argument for why that is safe:
+// trees whose nodes are made as they are forked, so that only the forks
+// hold them, walked while collections run and stacks grow and shrink, with
+// thieves publishing and taking forks. Every node must arrive intact and
+// the result must equal the sequential one.
+func TestWordForksUnderGC(t *testing.T) {
+	leakcheck.Check(t)
+	depth := 12
+	if raceEnabled {
+		depth = 9
+	}
+	var seq func(n *gcNode) uint64
+	seq = func(n *gcNode) uint64 {
+		if n.depth == 0 {
+			return n.check + uint64(growStack(int(n.id%32)))
+		}
+		return n.check + seq(newGCNode(n.depth-1, 2*n.id)) + seq(newGCNode(n.depth-1, 2*n.id+1))
+	}
+	want := seq(newGCNode(depth, 1))
+	for _, par := range []int{1, 2, 4} {
+		p := pool.New(par)
+		for round := 0; round < 3; round++ {
+			var got uint64
+			Run(p, func(w *Worker) { got = gcFork.Call(w, newGCNode(depth, 1)) })
+			if got != want {
+				p.Close()
+				t.Fatalf("parallelism %d: got %d, want %d", par, got, want)
+			}
+		}
+		p.Close()
+	}
+}
+
 // TestWorkerHandle: what a task learns from its *Worker.
 func TestWorkerHandle(t *testing.T) {
 	leakcheck.Check(t)

@@ -176,8 +176,8 @@ func (w *Worker) publishOldest() {
 	}
 	e := &w.forks[i]
 	h := e.hdr
-	if e.word != nil {
-		h = e.word.publish(w, e) // its argument moves into a slot now
+	if wf := e.wordOf(); wf != nil {
+		h = wf.publish(w, e) // its argument moves into a slot now
 	}
 	h.run = w.run
 	h.state.Store(taskPending)
