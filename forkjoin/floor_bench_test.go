@@ -14,12 +14,16 @@ package forkjoin
 import (
 	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // floorWorker is the least state a heartbeat fork needs: a stack of
-// forked arguments, how many of them are published, and a poll flag.
+// forked arguments, how many of them are published, and a poll flag. An
+// argument is kept as its bits, as the library's word forks keep theirs
+// (the caller's frame keeps it live), so that recording it is a store
+// without a write-barrier check.
 type floorWorker struct {
-	args      []*tnode
+	args      []uintptr
 	sp, pub   int
 	poll      atomic.Bool
 	published int64
@@ -34,7 +38,7 @@ func floorInline(w *floorWorker, n *tnode) int64 {
 		return 0
 	}
 	i := w.sp
-	w.args[i] = n.right
+	w.args[i] = uintptr(unsafe.Pointer(n.right))
 	w.sp = i + 1
 	if w.poll.Load() {
 		w.heartbeat()
@@ -55,7 +59,7 @@ func floorInline(w *floorWorker, n *tnode) int64 {
 //go:noinline
 func floorJoin(w *floorWorker, fn func(*floorWorker, *tnode) int64, a, b *tnode) (int64, int64) {
 	i := w.sp
-	w.args[i] = b
+	w.args[i] = uintptr(unsafe.Pointer(b))
 	w.sp = i + 1
 	if w.poll.Load() {
 		w.heartbeat()
@@ -92,10 +96,10 @@ func BenchmarkForkFloor(b *testing.B) {
 	}{
 		{"seq", seqSum},
 		{"inline", func(n *tnode) int64 {
-			return floorInline(&floorWorker{args: make([]*tnode, 64)}, n)
+			return floorInline(&floorWorker{args: make([]uintptr, 64)}, n)
 		}},
 		{"join-shaped", func(n *tnode) int64 {
-			return floorSumFn(&floorWorker{args: make([]*tnode, 64)}, n)
+			return floorSumFn(&floorWorker{args: make([]uintptr, 64)}, n)
 		}},
 	}
 	for _, s := range sums {
