@@ -63,6 +63,29 @@ func ExampleGraph() {
 	// Output: <nil> 42
 }
 
+// A Graph built once and run for each input: every run starts afresh.
+func ExampleGraph_runAgain() {
+	var input int
+	g := forkjoin.NewGraph()
+	square := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return input * input, nil }, nil)
+	double := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return 2 * input, nil }, nil)
+	sum := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+		return square.Value() + double.Value(), nil
+	}, []forkjoin.Dep{square, double})
+	pool.With(2, func(p *pool.Pool) {
+		for input = 1; input <= 3; input++ {
+			if err := g.Run(p); err != nil {
+				panic(err)
+			}
+			fmt.Println(input, sum.Value())
+		}
+	})
+	// Output:
+	// 1 3
+	// 2 8
+	// 3 15
+}
+
 type job struct {
 	task forkjoin.Task
 	n    *atomic.Int64

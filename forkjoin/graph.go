@@ -14,11 +14,11 @@ package forkjoin
 // failed (error, panic or cancellation) is not run: it fails with a
 // *DependencyError, and so do its dependents.
 //
-// Memory. A GraphNode[T] holds the spawned task, the function and the
-// result, and is itself the task's body (no closure). Nodes are carved out
-// of chunks the graph allocates per result type (8, 16, ... up to 256 nodes
-// at once), so building n nodes costs O(log n) allocations for the nodes,
-// not n; a chunk lives as long as any of its nodes is referenced. Edges
+// Memory. A GraphNode[T] holds the spawned task, the function (kept for
+// later runs) and the result, and is itself the task's body (no closure).
+// Nodes are carved out of chunks the graph allocates per result type (8,
+// 16, ... up to 256 nodes at once), so building n nodes costs O(log n)
+// allocations for the nodes, not n; a chunk lives as long as any of its nodes is referenced. Edges
 // are appended to one slice per graph while it is built: the index of each
 // dependency, node after node (4 bytes an edge; the dependent is implied by
 // the position); Run lays the dependents of all nodes out in one more
@@ -39,6 +39,16 @@ package forkjoin
 // its additions, and afterSpawn's counting on its worker),
 // which touches neither the graph nor any node's result. Only one shared
 // counter is touched per sink instead of one per node.
+//
+// Running again. Run may be called again once it has returned. It resets
+// each node's counts, flags, error and result, and initialises its task
+// again, without waiting for anything: by the argument above, when Run
+// returned every node had made its last access to those fields (a node
+// reads a dependent's fields only before the addition that may launch
+// it, and its own only before its last addition), and what may still be
+// running of the previous run (wake-up decisions, a Complete notifying
+// waiters) touches the scheduler and the Completion's atomics only. Two
+// Runs of one Graph at once are refused (running).
 
 import (
 	"context"
@@ -51,22 +61,26 @@ import (
 )
 
 // Graph is a set of tasks with dependencies. Build it with AddNode, then
-// Run it (once). A Graph is not safe for concurrent building.
+// Run it. A built Graph may be run again, any number of times, one run at a
+// time: each run starts every node afresh (results, errors), so a plan made
+// once can be executed per request or per frame without building it again.
+// A Graph is not safe for concurrent building.
 type Graph struct {
-	nodes []*graphNode
-	deps  []int32      // the dependencies of every node, node by node, in the order added; Run sorts them into out
-	out   []*graphNode // from Run: the dependents of every node, by node
-	slabs []any        // a *graphSlab[T] per result type of the nodes added
-	ran   bool
-	left  atomic.Int64 // sinks (nodes without dependents) not yet over during Run
-	done  Completion
+	nodes   []*graphNode
+	deps    []int32      // the dependencies of every node, node by node, in the order added; the first Run sorts them into out
+	out     []*graphNode // from the first Run: the dependents of every node, by node
+	slabs   []any        // a *graphSlab[T] per result type of the nodes added
+	ran     bool         // Run was called: the graph is laid out and can no longer grow
+	running atomic.Bool  // a Run is under way
+	left    atomic.Int64 // sinks (nodes without dependents) not yet over during Run
+	done    Completion
 }
 
 // NewGraph returns an empty Graph.
 func NewGraph() *Graph { return &Graph{} }
 
 type graphNode struct {
-	st    spawnTask // first field
+	st    spawnTask // first field; st.body is the *GraphNode[T], a graphBody
 	g     *Graph
 	index int32
 	ndeps int32 // dependencies (an edge each, duplicates included)
@@ -80,6 +94,13 @@ type graphNode struct {
 	finished  atomic.Bool
 	depFailed atomic.Pointer[graphNode]
 	err       error
+}
+
+// graphBody is a *GraphNode[T]: a spawned task's body that can also clear
+// its result between runs.
+type graphBody interface {
+	spawnBody
+	clearValue()
 }
 
 // Dep is a node another node can depend on: any *GraphNode.
@@ -100,7 +121,7 @@ func (gn *GraphNode[T]) node() *graphNode { return &gn.n }
 // priority (WithPriority); a context is given to Run instead.
 func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ...SpawnOption) *GraphNode[T] {
 	if g.ran {
-		panic("forkjoin: AddNode on a Graph that has run")
+		panic("forkjoin: AddNode on a Graph that has run (a Graph can be run again, but not grown)")
 	}
 	if fn == nil {
 		panic("forkjoin: AddNode with a nil function")
@@ -112,7 +133,8 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 		panic("forkjoin: a Graph holds at most 2^31-1 nodes")
 	}
 	n.g, n.index = g, int32(len(g.nodes))
-	// The task's priority and body, kept in it until Run initialises it.
+	// The task's priority and body, kept in it for every Run to initialise
+	// it with.
 	n.st.prio, n.st.body = spawnOptions(opts).prio, gn
 	for _, d := range deps {
 		dn := d.node()
@@ -170,13 +192,18 @@ func (gn *GraphNode[T]) run(w *Worker) {
 }
 
 func (gn *GraphNode[T]) over(w *Worker, err error) {
-	gn.fn = nil
 	gn.n.over(w, err)
 }
 
-// Value returns the node's result. It may be called by a dependent's
-// function, or after Run returned; calling it before the node is over
-// panics.
+// clearValue forgets the result of an earlier run.
+func (gn *GraphNode[T]) clearValue() {
+	var zero T
+	gn.val = zero
+}
+
+// Value returns the node's result (of the latest run). It may be called
+// by a dependent's function, or after Run returned; calling it before the
+// node is over panics.
 func (n *GraphNode[T]) Value() T {
 	if !n.n.finished.Load() {
 		panic("forkjoin: GraphNode.Value before the node has run")
@@ -209,15 +236,21 @@ func (e *DependencyError) Unwrap() error { return e.Err }
 // when every node is over: nil if all succeeded, else the errors of the
 // nodes that failed on their own (not those skipped for a failed
 // dependency), joined with errors.Join in the order nodes were added.
+//
+// Run may be called again once it has returned: every node runs again,
+// and Value and Err report the latest run. Calling Run while a Run of the
+// same Graph is under way panics.
 func (g *Graph) Run(p *pool.Pool) error { return g.RunCtx(context.Background(), p) }
 
 // RunCtx is Run with a context: nodes not yet started when ctx is done are
 // skipped (their error is ctx.Err()), running ones see ctx through their
 // Worker.
 func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
-	if g.ran {
-		panic("forkjoin: a Graph runs once")
+	if !g.running.CompareAndSwap(false, true) {
+		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")
 	}
+	defer g.running.Store(false)
+	first := !g.ran
 	g.ran = true
 	g.slabs = nil // no node is added after this
 	if len(g.nodes) == 0 {
@@ -231,7 +264,21 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		// nothing yet, and searches for a while before it leaves.)
 		s.wakeForNew()
 	}
-	g.layoutDependents()
+	if first {
+		g.layoutDependents()
+	} else {
+		// A run again. The last one is over: each node did its last
+		// write to the fields reset here before its dependents could run
+		// (see the file comment), and its sinks are over.
+		g.done.Reset()
+		for _, n := range g.nodes {
+			n.depsOver.Store(0)
+			n.finished.Store(false)
+			n.depFailed.Store(nil)
+			n.err = nil
+			n.st.body.(graphBody).clearValue()
+		}
+	}
 	sinks := 0
 	ctxDone := ctx != nil && ctx.Done() != nil
 	for _, n := range g.nodes {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -288,6 +289,140 @@ func TestGraphRandom(t *testing.T) {
 				rt.Fatalf("node %d: %d, %v; want %d", i, nodes[i].Value(), nodes[i].Err(), want[i])
 			}
 		}
+	})
+}
+
+// A Graph run again and again: every run starts afresh. Random DAGs, each
+// run with its own input (read by the sources) and its own failing node
+// (or none): after every run each node ran exactly once or was skipped,
+// its value and error are those of this run (a node skipped now reports
+// the zero value, not the result of an earlier run), and a failure does
+// not outlive its run. Some runs get a context cancelled before they
+// start: then no node runs and every node reports the context's error.
+func TestGraphRunAgain(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(3)
+	defer p.Close()
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(rt, "nodes")
+		seed := rapid.Uint64().Draw(rt, "seed")
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		var input, failAt int
+		g := forkjoin.NewGraph()
+		nodes := make([]*forkjoin.GraphNode[int], n)
+		deps := make([][]int, n)
+		runs := make([]atomic.Int32, n)
+		for i := 0; i < n; i++ {
+			var ds []forkjoin.Dep
+			for j := 0; j < i; j++ {
+				if rng.IntN(3) == 0 {
+					deps[i] = append(deps[i], j)
+					ds = append(ds, nodes[j])
+				}
+			}
+			i := i
+			nodes[i] = forkjoin.AddNode(g, func(w *forkjoin.Worker) (int, error) {
+				runs[i].Add(1)
+				if i == failAt {
+					return 0, errors.New("planned failure")
+				}
+				v := input + i
+				for _, j := range deps[i] {
+					v += nodes[j].Value()
+				}
+				return v, nil
+			}, ds)
+		}
+		rounds := rapid.IntRange(2, 5).Draw(rt, "runs")
+		for r := 0; r < rounds; r++ {
+			input = rapid.IntRange(1, 1000).Draw(rt, "input")
+			failAt = rapid.IntRange(-1, n-1).Draw(rt, "fail")
+			for i := range runs {
+				runs[i].Store(0)
+			}
+			if rapid.IntRange(0, 3).Draw(rt, "cancelled") == 0 {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				err := g.RunCtx(ctx, p)
+				if !errors.Is(err, context.Canceled) {
+					rt.Fatalf("run %d with a cancelled context: Run returned %v", r, err)
+				}
+				for i := 0; i < n; i++ {
+					if runs[i].Load() != 0 || !errors.Is(nodes[i].Err(), context.Canceled) || nodes[i].Value() != 0 {
+						rt.Fatalf("run %d with a cancelled context, node %d: ran %d, value %d, err %v",
+							r, i, runs[i].Load(), nodes[i].Value(), nodes[i].Err())
+					}
+				}
+				continue
+			}
+			err := g.Run(p)
+			want := make([]int, n)
+			failed := make([]bool, n)
+			for i := 0; i < n; i++ {
+				want[i] = input + i
+				for _, j := range deps[i] {
+					failed[i] = failed[i] || failed[j]
+					want[i] += want[j]
+				}
+				if i == failAt {
+					failed[i] = true
+				}
+			}
+			if (failAt >= 0) != (err != nil) {
+				rt.Fatalf("run %d: Run returned %v with failAt %d", r, err, failAt)
+			}
+			for i := 0; i < n; i++ {
+				switch {
+				case failed[i] && i != failAt:
+					var de *forkjoin.DependencyError
+					if runs[i].Load() != 0 || !errors.As(nodes[i].Err(), &de) || nodes[i].Value() != 0 {
+						rt.Fatalf("run %d, node %d after a failed dependency: ran %d, value %d, err %v",
+							r, i, runs[i].Load(), nodes[i].Value(), nodes[i].Err())
+					}
+				case i == failAt:
+					if runs[i].Load() != 1 || nodes[i].Err() == nil {
+						rt.Fatalf("run %d, failing node %d: ran %d, err %v", r, i, runs[i].Load(), nodes[i].Err())
+					}
+				default:
+					if runs[i].Load() != 1 || nodes[i].Err() != nil || nodes[i].Value() != want[i] {
+						rt.Fatalf("run %d, node %d: ran %d, value %d, err %v; want %d",
+							r, i, runs[i].Load(), nodes[i].Value(), nodes[i].Err(), want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// Two Runs of one Graph at once are refused with a clear panic (here, a
+// node that runs its own graph), and a Graph that has run cannot grow.
+func TestGraphRunWhileRunning(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		g := forkjoin.NewGraph()
+		var msg string
+		forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			_ = g.Run(p)
+			return 0, nil
+		}, nil)
+		if err := g.Run(p); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msg, "while a Run of the same Graph is under way") {
+			t.Fatalf("inner Run: panic %q", msg)
+		}
+		if err := g.Run(p); err != nil { // and it runs again afterwards
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if v := fmt.Sprint(recover()); !strings.Contains(v, "AddNode on a Graph that has run") {
+					t.Fatalf("AddNode after Run: panic %q", v)
+				}
+			}()
+			forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return 0, nil }, nil)
+		}()
 	})
 }
 
