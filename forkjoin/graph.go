@@ -88,8 +88,7 @@ type graphNode struct {
 	// them out; nout counts them while the graph is built.
 	first, nout int32
 	// depsOver counts the dependencies that are over, during Run (counting
-	// up from the zero a new node has: a Graph runs once, so Run has no
-	// counter to set, an atomic store per node).
+	// up from zero: a new node's, or the reset before a later run).
 	depsOver  atomic.Int32
 	finished  atomic.Bool
 	depFailed atomic.Pointer[graphNode]
