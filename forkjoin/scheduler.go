@@ -133,6 +133,11 @@ func (s *scheduler) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	s.pool.Unpin()
+	// Every task is over: let the collector have the free scope tasks
+	// kept for later Runs (spawn.go, spareTasks).
+	for _, w := range *s.parts.Load() {
+		w.spare.release()
+	}
 }
 
 // workerEntry is the pinned Job's function: a pool worker entering the

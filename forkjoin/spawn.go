@@ -77,10 +77,11 @@ package forkjoin
 // once) are counted with an atomic add each, as before.
 //
 // Recycling. A Scope's task structs come from a per-participant free list;
-// surplus moves between participants in batches of spawnBatch through a
-// sync.Pool (so a producer on one worker and a consumer on another pay one
-// shared operation per batch, and the garbage collector may still reclaim
-// idle batches).
+// surplus moves between participants in batches of spawnBatch through the
+// scheduler's spare store (so a producer on one worker and a consumer on
+// another pay one locked operation per batch). The pool keeps them, as it
+// keeps its queues' rings: memory for the most scope tasks it ever had at
+// once (see spareTasks).
 
 import (
 	"context"
@@ -584,33 +585,97 @@ func (t *scopeTask) over(w *Worker, err error) {
 // once.
 const spawnBatch = 64
 
-// scopeTaskBatch is a batch of free scope tasks in transit.
-type scopeTaskBatch struct {
-	n  int
-	ts [spawnBatch]*scopeTask
+// spareTasks is a participant's store of free scope tasks beyond the two
+// batches its own list keeps: the batches that a producer of tasks frees
+// on one participant, for a consumer on another to take. The store keeps
+// them until the pool is closed, as the participants' queues keep their
+// grown rings. A new scope task is allocated only when the participant's
+// list and every store are empty, so the free and busy tasks together
+// never exceed what the pool's busiest moment had in use at once, plus
+// two batches per participant (those in other participants' own lists).
+// (A sync.Pool, used before, drops its contents at every other garbage
+// collection; with bursts of many thousands of tasks separated by
+// collections, every burst then allocated all its tasks again: 31 MB and
+// half the time of zap's spawn test, BenchmarkZapSpawn/p2-gc.)
+//
+// Per participant, not per scheduler: the owner puts and takes its own
+// newest batches (one uncontended lock per batch, memory its core touched
+// last); a participant whose list and store are empty takes the oldest
+// batch of another's store (memory the other core touched longest ago:
+// taking the newest made zap's spawn test 30% slower).
+type spareTasks struct {
+	mu   sync.Mutex
+	free []*scopeTask // free[head:] are free, the oldest first
+	head int
 }
 
-// fullBatches holds batches of free scope tasks given up by participants
-// with too many; emptyBatches the batch structs themselves, for reuse.
-var fullBatches, emptyBatches sync.Pool
+// put moves ts (spawnBatch tasks at most) into the store.
+func (s *spareTasks) put(ts []*scopeTask) {
+	s.mu.Lock()
+	if s.head > 0 && len(s.free)+len(ts) > cap(s.free) {
+		n := copy(s.free, s.free[s.head:])
+		clear(s.free[n:])
+		s.free, s.head = s.free[:n], 0
+	}
+	s.free = append(s.free, ts...)
+	s.mu.Unlock()
+}
 
-// getScopeTask returns a free scope task from w's list, refilled from
-// another participant's surplus or, failing that, freshly allocated (a
-// chunk of spawnBatch at once).
+// take appends up to spawnBatch free tasks from the store to dst: the
+// newest for the owner, the oldest for another participant (the memory
+// the owner touched longest ago, likely out of its core's caches).
+func (s *spareTasks) take(dst []*scopeTask, own bool) []*scopeTask {
+	s.mu.Lock()
+	if n := len(s.free) - s.head; n > 0 {
+		k := min(n, spawnBatch)
+		var lo int
+		if own {
+			lo = len(s.free) - k
+			dst = append(dst, s.free[lo:]...)
+			clear(s.free[lo:])
+			s.free = s.free[:lo]
+		} else {
+			lo = s.head
+			dst = append(dst, s.free[lo:lo+k]...)
+			clear(s.free[lo : lo+k])
+			s.head += k
+		}
+		if s.head == len(s.free) {
+			s.free, s.head = s.free[:0], 0
+		}
+	}
+	s.mu.Unlock()
+	return dst
+}
+
+// release drops the store's tasks (the pool is closed).
+func (s *spareTasks) release() {
+	s.mu.Lock()
+	s.free, s.head = nil, 0
+	s.mu.Unlock()
+}
+
+// getScopeTask returns a free scope task from w's list, refilled from the
+// scheduler's spare batches or, failing that, freshly allocated (a chunk
+// of spawnBatch at once).
 func (w *Worker) getScopeTask() *scopeTask {
 	l := &w.sl
+	if len(l.free) == 0 {
+		l.free = w.spare.take(l.free, true)
+		if len(l.free) == 0 {
+			for _, o := range *w.sched.parts.Load() {
+				if o != w {
+					if l.free = o.spare.take(l.free, false); len(l.free) > 0 {
+						break
+					}
+				}
+			}
+		}
+	}
 	if n := len(l.free); n > 0 {
 		t := l.free[n-1]
 		l.free[n-1] = nil
 		l.free = l.free[:n-1]
-		return t
-	}
-	if b, _ := fullBatches.Get().(*scopeTaskBatch); b != nil {
-		l.free = append(l.free, b.ts[:b.n-1]...)
-		t := b.ts[b.n-1]
-		clear(b.ts[:b.n])
-		b.n = 0
-		emptyBatches.Put(b)
 		return t
 	}
 	chunk := new([spawnBatch]scopeTask)
@@ -620,23 +685,18 @@ func (w *Worker) getScopeTask() *scopeTask {
 	return &chunk[0]
 }
 
-// putScopeTask returns t to w's free list, moving a batch out when the
-// list holds two.
+// putScopeTask returns t to w's free list, moving a batch to the
+// scheduler's spare ones when the list holds two.
 func (w *Worker) putScopeTask(t *scopeTask) {
 	l := &w.sl
 	l.free = append(l.free, t)
 	if len(l.free) < 2*spawnBatch {
 		return
 	}
-	b, _ := emptyBatches.Get().(*scopeTaskBatch)
-	if b == nil {
-		b = new(scopeTaskBatch)
-	}
 	k := len(l.free) - spawnBatch
-	b.n = copy(b.ts[:], l.free[k:])
+	w.spare.put(l.free[k:])
 	clear(l.free[k:])
 	l.free = l.free[:k]
-	fullBatches.Put(b)
 }
 
 // Spawn queues fn as a task of the scope on w, the Worker of the calling

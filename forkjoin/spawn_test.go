@@ -873,3 +873,40 @@ func TestGraphSourcesByPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeTasksKeptAcrossCollections: the task structs of a burst of scope
+// tasks are reused by the next burst even when garbage collections come
+// between them (a sync.Pool would have dropped them, and the second burst
+// would allocate them all again).
+func TestScopeTasksKeptAcrossCollections(t *testing.T) {
+	leakcheck.Check(t)
+	const tasks = 20_000
+	pool.With(1, func(p *pool.Pool) { // the caller alone: the burst's peak is all of it
+		var ran atomic.Int64
+		body := func(*forkjoin.Worker) { ran.Add(1) }
+		burst := func() {
+			forkjoin.Run(p, func(w *forkjoin.Worker) {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for i := 0; i < tasks; i++ {
+						s.Spawn(w, body)
+					}
+				})
+			})
+		}
+		burst()
+		runtime.GC()
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		burst()
+		runtime.ReadMemStats(&m1)
+		if got := ran.Load(); got != 2*tasks {
+			t.Fatalf("%d tasks ran, want %d", got, 2*tasks)
+		}
+		// Task structs come in chunks of 64: allocating them again would
+		// be over 300 allocations.
+		if allocs := m1.Mallocs - m0.Mallocs; allocs > 30 {
+			t.Errorf("the second burst of %d scope tasks made %d allocations, want at most 30", tasks, allocs)
+		}
+	})
+}

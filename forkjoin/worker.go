@@ -63,8 +63,9 @@ type Worker struct {
 
 	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
 	// per task, so kept off the lines that thieves read (dq, pq, poll).
-	_  cacheline.Pad
-	sl spawnLocal
+	_     cacheline.Pad
+	sl    spawnLocal
+	spare spareTasks // free scope tasks beyond sl.free, in batches (spawn.go)
 }
 
 // WorkerCounters are one participant's counters.
