@@ -3,8 +3,10 @@ package main
 // forkjoin's own strategies. Each Open starts a pool.Pool of parallelism
 // env.P for the workload (outside the timing) and closes it afterwards.
 //
-//   - forkjoin-fork: the typed fork (forkjoin.Fork), allocation-free;
-//     batches of tasks with forkjoin.For.
+//   - forkjoin-fork: the typed fork (forkjoin.Fork), allocation-free:
+//     Fork.Fork and Future.Join for tree-sum (a pointer argument: both
+//     inline into the recursion), Fork.Join for fib and sort; batches of
+//     tasks with forkjoin.For.
 //   - forkjoin-join: forkjoin.Join with closures (allocates per fork).
 //   - forkjoin-fold: fold.Run over the implicit tree of a FoldProblem.
 //   - forkjoin-task: the task runtime: a Scope's spawned tasks for batches
@@ -32,19 +34,24 @@ var (
 	fjSort    *forkjoin.Fork[sortArg, struct{}]
 )
 
+// fjSum is tree-sum with a Future per node: the right half is forked, the
+// left half is a direct call.
+func fjSum(w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	right := fjTreeSum.Fork(w, n.Right)
+	left := fjSum(w, n.Left)
+	return n.Value + left + right.Join(w)
+}
+
 type sortArg struct{ a, buf []int64 }
 
 // sortLeaf is the size below which merge sort sorts sequentially.
 const sortLeaf = 2048
 
 func init() {
-	fjTreeSum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
-		if n == nil {
-			return 0
-		}
-		l, r := fjTreeSum.Join(w, n.Left, n.Right)
-		return n.Value + l + r
-	})
+	fjTreeSum = forkjoin.NewFork(fjSum)
 	fjFib = forkjoin.NewFork(func(w *forkjoin.Worker, n int) int64 {
 		if n < 2 {
 			return int64(n)
@@ -66,7 +73,7 @@ func init() {
 	register(&Strategy{
 		Name:   "forkjoin-fork",
 		Family: "forkjoin",
-		Desc:   "forkjoin's typed fork (Fork.Join): no allocation per fork; For for task batches",
+		Desc:   "forkjoin's typed fork (Fork/Future.Join, Fork.Join): no allocation per fork; For for task batches",
 		Open:   openPool,
 		TreeSum: func(env *Env, root *Node) int64 {
 			var s int64

@@ -95,6 +95,12 @@ func BenchmarkTreeSum(b *testing.B) {
 				})
 			}
 			for _, par := range []int{1, 2} {
+				b.Run(fmt.Sprintf("future-p%d", par), func(b *testing.B) {
+					benchRunSum(b, bt, par, futureSum)
+					perOp(b, bt.nodes, "ns/node")
+				})
+			}
+			for _, par := range []int{1, 2} {
 				b.Run(fmt.Sprintf("join-p%d", par), func(b *testing.B) {
 					benchRunSum(b, bt, par, joinSum)
 					perOp(b, bt.nodes, "ns/node")

@@ -63,7 +63,7 @@ func forStep(w *Worker, a forArg) struct{} {
 		chunk = 1
 	}
 	for lo < hi {
-		if w.poll.Load() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
+		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
 			mid := lo + (hi-lo)/2
 			forFork.Join(w,
 				forArg{lo: lo, hi: mid, grain: a.grain, body: a.body},
@@ -155,7 +155,7 @@ func reduceStep[T any](w *Worker, a reduceArg[T]) T {
 	var acc T
 	have := false
 	for lo < hi {
-		if w.poll.Load() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
+		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
 			mid := lo + (hi-lo)/2
 			l, r := sp.fork.Join(w, reduceArg[T]{lo: lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: hi, spec: sp})
 			m := sp.combine(l, r)

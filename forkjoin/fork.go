@@ -29,6 +29,7 @@ package forkjoin
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -196,34 +197,52 @@ func (w *Worker) resetSlabs() {
 // A Fork must not be copied: forks in flight point into it (go vet's
 // copylocks check reports copies).
 type Fork[A, R any] struct {
-	_    noCopy
-	fn   func(w *Worker, arg A) R
+	_  noCopy
+	fn func(w *Worker, arg A) R
+	// Future forks (Fork.Fork, Future.Join): the slow paths, passed as
+	// arguments to forkFuture and joinFuture (see there), and the two
+	// words the fast path needs.
+	forkSlowFn func(w *Worker, a A) Future[A, R]
+	joinSlowFn func(w *Worker, a A) R
+	fastMask   uintptr // ^0 if A is pointer-shaped (Fork.Fork has a fast path), else 0
+	refBits    uintptr // &ref's bits: the word of a Future fork's entry
+
 	sid  int
 	exec func(w *Worker, h *task)
-	kind uint8 // wordPointer or wordScalar for a word fork, else 0
-	word wordFork
+	kind uint8    // wordPointer or wordScalar for a word fork, else 0
+	word wordFork // publishes an entry whose argument is in arg, as bits
+	ref  wordFork // publishes an entry whose argument is in p, typed
 }
 
 // forkEntry is one pending fork on a worker's private stack. A word fork
-// keeps its argument's bits in arg, with word set; hdr is set only once a
-// heartbeat published it. Any other fork keeps its argument in a slab slot
-// from the start: hdr is the slot's header and word is nil. Entries above
-// sp are stale and ignored.
+// keeps its argument in the entry itself, with word set: as bits in arg
+// (Join, and Future forks of a scalar), or as a typed pointer in p
+// (Future forks of a pointer); hdr is set only once a heartbeat published
+// it. Any other fork keeps its argument in a slab slot from the start: hdr
+// is the slot's header and word is 0. Entries above sp are stale and
+// ignored (a stale p keeps its object alive until the entry is reused:
+// at most one object per entry of the stack).
 //
-// arg is a uintptr even when A is a pointer (a pointer, map, channel,
-// function or unsafe.Pointer), so that a fork stores it without a write
-// barrier. That hides no pointer from the collector: an entry is read
-// only while the Join that pushed it runs (i < sp), and that Join keeps
-// its argument b live in its own frame until it returns (it still needs
-// it to run fn(w, b)); and b points to the heap, never to a stack that
-// could move, because Join passes it to a function value, which makes it
-// escape. publish turns the bits back into an A and stores that in a
-// slot, a typed field, before anything else may hold it.
+// Join stores its argument as bits even when A is a pointer (a pointer,
+// map, channel, function or unsafe.Pointer), so that a fork stores it
+// without a write barrier. That hides no pointer from the collector: a
+// Join's entry is read only while that Join runs (i < sp), and the Join
+// keeps its argument b live in its own frame until it returns (it still
+// needs it to run fn(w, b)); and b points to the heap, never to a stack
+// that could move, because Join passes it to a function value, which
+// makes it escape. publish turns the bits back into an A and stores that
+// in a slot, a typed field, before anything else may hold it.
+//
+// A Future fork cannot rely on a frame in this way: a Future dropped
+// without Join (a bug the core reports, but only at the next join or at
+// the end of the task) leaves an entry that a heartbeat may publish after
+// the only other reference to its argument is gone. So a Future fork of a
+// pointer stores it in p, typed, where the collector sees it.
 type forkEntry struct {
-	hdr  *task
-	word uintptr // a *wordFork, or 0; see wordOf
-	arg  uintptr
-	_    uintptr // 32 bytes: an index is a shift
+	word uintptr        // a *wordFork, or 0; see wordOf
+	p    unsafe.Pointer // a Future fork's pointer argument
+	arg  uintptr        // a Join's or a scalar Future fork's argument, as bits
+	hdr  *task          // 32 bytes in all: an index is a shift
 }
 
 // wordOf returns the wordFork of a word fork's entry, nil for a slab fork.
@@ -304,14 +323,29 @@ func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
 		sl.res = f.fn(w, sl.arg)
 	}
 	f.word.publish = func(w *Worker, e *forkEntry) *task {
-		sl := slabOf[A, R](w, f.sid).takeFree()
-		sl.fork = f
-		sl.hdr.exec = f.exec
-		sl.arg = wordArg[A](e)
-		e.hdr = &sl.hdr
-		return &sl.hdr
+		return f.publishWord(w, e, wordArg[A](e))
 	}
+	f.ref.publish = func(w *Worker, e *forkEntry) *task {
+		return f.publishWord(w, e, *(*A)(unsafe.Pointer(&e.p)))
+	}
+	f.forkSlowFn = f.forkSlow
+	f.joinSlowFn = f.joinFutureSlow
+	if f.kind == wordPointer {
+		f.fastMask = ^uintptr(0)
+	}
+	f.refBits = wordPtr(&f.ref)
 	return f
+}
+
+// publishWord moves a word fork's argument a into a slot, for a thief:
+// the entry e records the slot.
+func (f *Fork[A, R]) publishWord(w *Worker, e *forkEntry, a A) *task {
+	sl := slabOf[A, R](w, f.sid).takeFree()
+	sl.fork = f
+	sl.hdr.exec = f.exec
+	sl.arg = a
+	e.hdr = &sl.hdr
+	return &sl.hdr
 }
 
 // Call runs the function inline: f.Call(w, a) is fn(w, a).
@@ -327,7 +361,8 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	// The fast path of a word fork, written out by hand: it runs once per
 	// fork and every instruction shows. One guard for everything unusual
-	// (a full fork stack, a heartbeat due), two stores, the call, the pop.
+	// (a full fork stack, a heartbeat due: see Worker.limit), two stores,
+	// the call, the pop.
 	// Everything else lives in functions of their own, so that this frame
 	// stays as small as the fast path needs.
 	if f.kind == 0 {
@@ -335,7 +370,7 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	}
 	forks := w.forks
 	i := w.sp
-	if uint(i) >= uint(len(forks)) || w.poll.Load() {
+	if uint(i) >= uint(len(forks)) || w.asked() {
 		return f.joinSlow(w, a, b)
 	}
 	e := &forks[i]
@@ -360,7 +395,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 		s = (*slab[A, R])(w.slabs[f.sid])
 	}
 	i := w.sp
-	if s == nil || s.off >= len(s.cur) || i >= len(w.forks) || w.poll.Load() {
+	if s == nil || s.off >= len(s.cur) || uintptr(i) >= atomic.LoadUintptr(&w.limit) {
 		return f.joinSlow(w, a, b)
 	}
 	off := s.off
@@ -399,7 +434,7 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		e.word = wordPtr(&f.word)
 		e.arg = wordBits(b)
 		w.sp = i + 1
-		if w.poll.Load() {
+		if w.asked() {
 			w.heartbeat() // may publish this very fork
 		}
 		ra := f.fn(w, a)
@@ -409,17 +444,7 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		}
 		return ra, f.joinPublishedWord(w, i)
 	}
-	s := slabOf[A, R](w, f.sid)
-	sl := s.push()
-	if sl.fork != f {
-		sl.fork = f
-		sl.hdr.exec = f.exec
-	}
-	sl.arg = b
-	w.pushFork(&sl.hdr)
-	if w.poll.Load() {
-		w.heartbeat()
-	}
+	s, sl := f.pushSlot(w, b)
 	ra := f.fn(w, a)
 	w.sp--
 	i := w.sp
@@ -428,6 +453,24 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		return ra, f.fn(w, b)
 	}
 	return ra, f.joinPublished(w, s, sl, i)
+}
+
+// pushSlot forks fn(w, a) through a slot of the worker's slab: a takes
+// the next slot, which goes on the private stack, and a heartbeat due now
+// may publish it.
+func (f *Fork[A, R]) pushSlot(w *Worker, a A) (*slab[A, R], *slot[A, R]) {
+	s := slabOf[A, R](w, f.sid)
+	sl := s.push()
+	if sl.fork != f { // slots are shared by the Forks of one (A, R)
+		sl.fork = f
+		sl.hdr.exec = f.exec
+	}
+	sl.arg = a
+	w.pushFork(&sl.hdr)
+	if w.asked() {
+		w.heartbeat()
+	}
+	return s, sl
 }
 
 // joinPublishedWord joins a word fork (entry i, just popped) that was
@@ -466,55 +509,166 @@ func (f *Fork[A, R]) joinPublished(w *Worker, s *slab[A, R], sl *slot[A, R], i i
 
 // Future is a forked call of a Fork, to be joined with Future.Join. Futures
 // of one worker must be joined in the reverse order of their forks (the
-// last forked first), like nested calls; Join panics otherwise. Every
+// last forked first), like nested calls, and each exactly once. Every
 // Future must be joined before the task that forked it returns; one that
-// is not fails the run with a panic saying so.
+// is not fails the run with a panic saying so. A Join out of order, or a
+// second Join, panics too, at the latest when the forks it mixed up are
+// joined.
+//
+// With a Future the forked function's own recursion can call itself
+// directly, and for a pointer argument (a tree node, say) Fork and Join
+// are small enough for the compiler to inline into it: this is the
+// cheapest fork forkjoin has.
+//
+//	func sum(w *forkjoin.Worker, n *Node) int64 {
+//		if n == nil {
+//			return 0
+//		}
+//		right := sumFork.Fork(w, n.Right) // another worker may take it
+//		left := sum(w, n.Left)
+//		return n.Value + left + right.Join(w)
+//	}
 type Future[A, R any] struct {
-	sl  *slot[A, R]
-	s   *slab[A, R]
-	f   *Fork[A, R]
-	idx int
+	f *Fork[A, R]
+	// top is sp just after the fork pushed its entry (index top-1), or,
+	// for a slab fork, ^index: negative, so never equal to sp, so such a
+	// Future always takes the slow join.
+	top int
+	arg A // a word fork's argument (zero for a slab fork, whose slot has it)
 }
 
 // Fork makes fn(w, a) available to other participants and returns at once;
 // join the result with Future.Join on the same worker. Allocates nothing.
 func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
-	s := slabOf[A, R](w, f.sid)
-	sl := s.push()
-	if sl.fork != f {
-		sl.fork = f
-		sl.hdr.exec = f.exec
+	return forkFuture(f.forkSlowFn, f, w, a)
+}
+
+// forkFuture is Fork's fast path, for a pointer-shaped A (fastMask):
+// one entry stored, as one composite literal. It is written to fit Go's
+// inlining budget, so that Fork inlines into the user's function: the
+// slow path is a parameter (the inliner charges a call through a
+// parameter less than one through a field), and one load and one compare
+// test for everything unusual (no room, a request, a non-pointer A; see
+// Worker.limit and Fork.fastMask). The argument goes into p, typed (see
+// forkEntry). `go build -gcflags=-m=2 ./forkjoin` reports the costs;
+// TestFutureForkInlines checks that Fork and Join stay inlinable.
+func forkFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
+	i := w.sp
+	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
+		return slow(w, a)
 	}
-	sl.arg = a
-	w.pushFork(&sl.hdr)
-	if w.poll.Load() {
-		w.heartbeat()
+	// A is pointer-shaped here (fastMask is 0 otherwise), so its word is
+	// a pointer.
+	w.forks[i] = forkEntry{word: f.refBits, p: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+	i++
+	w.sp = i
+	return Future[A, R]{f, i, a}
+}
+
+// forkSlow is Fork when forkFuture's test fails: a full fork stack, a
+// request to serve, a scalar word fork (no fast path: p could not hold
+// it), or a slab fork.
+func (f *Fork[A, R]) forkSlow(w *Worker, a A) Future[A, R] {
+	if w.asked() {
+		// Before anything is pushed: a released handle is asked for ever,
+		// and a fork it pushed could line up with a kept Future's top.
+		w.checkActive()
 	}
-	return Future[A, R]{sl: sl, s: s, f: f, idx: w.sp - 1}
+	if f.kind == 0 {
+		f.pushSlot(w, a)
+		return Future[A, R]{f: f, top: ^(w.sp - 1)}
+	}
+	w.growForks()
+	i := w.sp
+	if f.kind == wordPointer {
+		w.forks[i] = forkEntry{word: f.refBits, p: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+	} else {
+		w.forks[i] = forkEntry{word: wordPtr(&f.word), arg: wordBits(a)}
+	}
+	w.sp = i + 1
+	if w.asked() {
+		w.heartbeat() // may publish this very fork
+	}
+	return Future[A, R]{f, i + 1, a}
 }
 
 // Join returns the forked call's result, running it here if no other
 // participant took it, or helping until the one that did has finished.
 func (fu Future[A, R]) Join(w *Worker) R {
-	i := w.sp - 1
-	if fu.sl == nil || i != fu.idx || w.forks[i].hdr != &fu.sl.hdr || w.forks[i].word != 0 {
-		w.checkActive() // a stale handle is the likelier mistake
-		panic("forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice")
+	if fu.f == nil {
+		panic("forkjoin: Join of a zero Future (one that no Fork returned)")
 	}
+	return joinFuture(fu.f.joinSlowFn, fu.f, w, fu.top, fu.arg)
+}
+
+// joinFuture is Join's fast path: the fork is the newest entry and was
+// not published, so it is popped and run here. Like forkFuture it fits
+// the inlining budget by taking its slow path as a parameter and making
+// one call, to whichever function the test picked. The slow path finds
+// the Future's top in w.joinTop.
+func joinFuture[A, R any](fn func(w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
+	if top == w.sp && top > w.published {
+		w.sp = top - 1
+		fn = f.fn
+	} else {
+		w.joinTop = top
+	}
+	return fn(w, a)
+}
+
+// joinFutureSlow is Join when the fork was published, or was a slab fork,
+// or the Future is not the newest fork (a Join out of order or a second
+// one).
+func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
+	top := w.joinTop
+	if top < 0 {
+		return f.joinSlabFuture(w, ^top)
+	}
+	i := top - 1
+	if top != w.sp || i < 0 || !f.holds(&w.forks[i], a) {
+		w.checkActive() // a stale handle is the likelier mistake
+		panic(errFutureOrder)
+	}
+	w.sp = i
+	if i >= w.published {
+		return f.fn(w, a) // not published after all
+	}
+	return f.joinPublishedWord(w, i)
+}
+
+const errFutureOrder = "forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice"
+
+// holds reports whether e is the entry of a word fork of f with argument a.
+func (f *Fork[A, R]) holds(e *forkEntry, a A) bool {
+	if f.kind == wordPointer {
+		return e.word == f.refBits && e.p == *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	}
+	return e.word == wordPtr(&f.word) && e.arg == wordBits(a)
+}
+
+// joinSlabFuture joins a slab fork's Future, whose entry is at index i.
+func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
+	if i != w.sp-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
+		(*slot[A, R])(taskPointer(w.forks[i].hdr)).fork != f {
+		w.checkActive()
+		panic(errFutureOrder)
+	}
+	h := w.forks[i].hdr
+	sl := (*slot[A, R])(taskPointer(h))
 	w.sp = i
 	w.forks[i] = forkEntry{}
 	var r R
 	if i >= w.published {
-		if w.poll.Load() {
+		if w.asked() {
 			w.heartbeat()
 		}
-		r = fu.f.fn(w, fu.sl.arg)
-	} else if w.reclaim(&fu.sl.hdr, i) {
-		r = fu.f.fn(w, fu.sl.arg)
+		r = f.fn(w, sl.arg)
+	} else if w.reclaim(h, i) {
+		r = f.fn(w, sl.arg)
 	} else {
-		r = fu.sl.res
+		r = sl.res
 	}
-	fu.s.pop()
+	slabOf[A, R](w, f.sid).pop()
 	return r
 }
 

@@ -49,6 +49,21 @@ func init() {
 	})
 }
 
+// futureSum is tree-sum with a Future at every node: the recursion calls
+// itself for the left half, and Fork and Future.Join inline into it.
+func futureSum(w *Worker, n *tnode) int64 {
+	if n == nil {
+		return 0
+	}
+	right := futureSumFork.Fork(w, n.right)
+	left := futureSum(w, n.left)
+	return n.val + left + right.Join(w)
+}
+
+var futureSumFork *Fork[*tnode, int64]
+
+func init() { futureSumFork = NewFork(futureSum) }
+
 // joinSum is tree-sum with the closure Join at every node.
 func joinSum(w *Worker, n *tnode) int64 {
 	if n == nil {

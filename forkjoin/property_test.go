@@ -37,11 +37,13 @@ func TestPropTreeSum(t *testing.T) {
 		p := drawPool(rt)
 		defer p.Close()
 		for round := 0; round < 2; round++ {
-			var typed, closures int64
+			var typed, futures, closures int64
 			Run(p, func(w *Worker) { typed = sumFork.Call(w, root) })
+			Run(p, func(w *Worker) { futures = futureSum(w, root) })
 			Run(p, func(w *Worker) { closures = joinSum(w, root) })
-			if typed != want || closures != want {
-				rt.Fatalf("round %d: Fork.Join gave %d, Join gave %d, sequential %d", round, typed, closures, want)
+			if typed != want || futures != want || closures != want {
+				rt.Fatalf("round %d: Fork.Join gave %d, Fork/Future.Join %d, Join %d, sequential %d",
+					round, typed, futures, closures, want)
 			}
 		}
 	})

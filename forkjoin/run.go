@@ -43,7 +43,7 @@ func (r *runState) cancel(err error) {
 	}
 	for _, w := range *r.sched.parts.Load() {
 		if w.inUse.Load() {
-			w.poll.Store(true)
+			w.ask()
 		}
 	}
 	// Participants parked while they help may wait for something the
@@ -127,7 +127,7 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 	w := s.acquireCaller()
 	w.run = r
 	if s.maxWorkers > 0 {
-		w.poll.Store(true) // publish the first fork: it wakes a worker
+		w.ask() // publish the first fork: it wakes a worker
 	}
 	if ctx != nil && ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { r.fail(ctx.Err()) })

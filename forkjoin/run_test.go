@@ -568,25 +568,58 @@ func TestBadInput(t *testing.T) {
 		a.Join(w)
 		a.Join(w)
 	})
-	inRun("zero Future", "out of order", func(w *Worker) { Future[int, int]{}.Join(w) })
+	inRun("zero Future", "zero Future", func(w *Worker) { Future[int, int]{}.Join(w) })
 	inRun("Future not joined", "not joined", func(w *Worker) { square.Fork(w, 2) })
 	inRun("Future not joined in a stolen task", "not joined", func(w *Worker) {
 		Join(w, noop, func(w *Worker) { square.Fork(w, 2) })
+	})
+	// The same with a pointer argument, whose Fork and Join have a fast
+	// path of their own (forkFuture, joinFuture).
+	two, three := 2, 3
+	deref := NewFork(func(_ *Worker, x *int) int { return *x * *x })
+	inRun("pointer Future joined out of order", "out of order", func(w *Worker) {
+		a := deref.Fork(w, &two)
+		b := deref.Fork(w, &three)
+		a.Join(w)
+		b.Join(w)
+	})
+	inRun("pointer Future joined twice", "joined twice", func(w *Worker) {
+		a := deref.Fork(w, &two)
+		a.Join(w)
+		a.Join(w)
+	})
+	inRun("pointer Future of another Fork joined in its place", "out of order", func(w *Worker) {
+		other := NewFork(func(_ *Worker, x *int) int { return *x })
+		a := deref.Fork(w, &two)
+		a.Join(w)
+		b := other.Fork(w, &three)
+		a.Join(w) // matches b's place, and is caught at b's Join
+		b.Join(w)
+	})
+	inRun("zero pointer Future", "zero Future", func(w *Worker) { Future[*int, int]{}.Join(w) })
+	inRun("pointer Future not joined", "not joined", func(w *Worker) { deref.Fork(w, &two) })
+	inRun("pointer Future not joined in a stolen task", "not joined", func(w *Worker) {
+		Join(w, noop, func(w *Worker) { deref.Fork(w, &two) })
 	})
 
 	// A *Worker kept after its Run returned.
 	var kept *Worker
 	var keptFuture Future[int, int]
+	var keptPtrFuture Future[*int, int]
 	Run(p, func(w *Worker) {
 		kept = w
 		keptFuture = square.Fork(w, 4)
 		keptFuture.Join(w)
+		keptPtrFuture = deref.Fork(w, &two)
+		keptPtrFuture.Join(w)
 	})
 	const stale = "outside the task"
 	mustPanic(t, "Fork.Join with a stale Worker", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
 	mustPanic(t, "Fork.Join with a stale Worker, again", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
 	mustPanic(t, "Fork.Fork with a stale Worker", stale, func() { square.Fork(kept, 1) })
 	mustPanic(t, "Future.Join with a stale Worker", stale, func() { keptFuture.Join(kept) })
+	mustPanic(t, "pointer Fork.Fork with a stale Worker", stale, func() { deref.Fork(kept, &two) })
+	mustPanic(t, "pointer Future.Join with a stale Worker", stale, func() { keptPtrFuture.Join(kept) })
 	mustPanic(t, "Join with a stale Worker", stale, func() { Join(kept, noop, noop) })
 	mustPanic(t, "For with a stale Worker", stale, func() { For(kept, 1, 1, func(*Worker, int, int) {}) })
 	mustPanic(t, "Reduce with a stale Worker", stale, func() {
@@ -979,6 +1012,52 @@ func TestChains(t *testing.T) {
 				}
 			}
 			p.Close()
+		}
+	}
+}
+
+// TestDroppedFutureUnderGC: a Future dropped without Join leaves its entry
+// on the private stack, where the next heartbeat may publish it. Its
+// argument here is a large object (a span of its own) that nothing else
+// references, and collections run before and after the publication: if
+// the entry hid the pointer from the collector (as Join's entries do, see
+// forkEntry), the object would be freed and the published slot would
+// point into a freed span, which the next collection reports as a fatal
+// "found bad pointer". The run itself must fail with the not-joined panic
+// and the pool stay usable.
+func TestDroppedFutureUnderGC(t *testing.T) {
+	leakcheck.Check(t)
+	type big [8192]int
+	fork := NewFork(func(_ *Worker, b *big) int { return b[0] })
+	p := pool.New(1)
+	defer p.Close()
+	for round := 0; round < 5; round++ {
+		mustPanic(t, "dropped Future", "not joined", func() {
+			Run(p, func(w *Worker) {
+				func() {
+					b := new(big)
+					b[0] = round
+					fork.Fork(w, b) // dropped: only the entry holds b
+				}()
+				runtime.GC()
+				runtime.GC()
+				w.ask() // as a thief would: the next fork publishes the oldest private one
+				keep := &big{1}
+				fu := fork.Fork(w, keep)
+				if w.published != 1 {
+					t.Errorf("round %d: the heartbeat published %d forks, want 1 (the dropped one)", round, w.published)
+				}
+				runtime.GC()
+				runtime.GC()
+				if got := fu.Join(w); got != 1 {
+					t.Errorf("round %d: Join = %d, want 1", round, got)
+				}
+			})
+		})
+		var got int
+		Run(p, func(w *Worker) { got = fork.Call(w, &big{7}) })
+		if got != 7 {
+			t.Fatalf("round %d: the pool after the failed run: got %d, want 7", round, got)
 		}
 	}
 }

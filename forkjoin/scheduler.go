@@ -11,11 +11,13 @@ package forkjoin
 // Lazy publication ("heartbeat" scheduling, after Spice and chili). A fork
 // does not touch any shared memory: it pushes a pointer to its slot on the
 // owner's private stack. Only when somebody asks — a thief sets the owner's
-// poll flag — does the owner, at its next fork, publish its OLDEST private
-// fork (the biggest piece of work it holds) into its Chase–Lev deque, where
-// thieves take it. A join checks, with a plain load of its own memory,
-// whether its slot was published; if not (almost always), it calls the
-// function directly. The heavy machinery is paid only by work that moves.
+// poll flag, which is the owner's fork limit set to 0 (Worker.limit), so
+// that the fork's one test for "no room" fails for "asked" too — does the
+// owner, at its next fork, publish its OLDEST private fork (the biggest
+// piece of work it holds) into its Chase–Lev deque, where thieves take it.
+// A join checks, with plain loads of its own memory, whether its fork was
+// published; if not (almost always), it calls the function directly. The
+// heavy machinery is paid only by work that moves.
 //
 // Sleep and wake-up. The pool's workers enter the scheduler (the pinned
 // Job) when woken and leave it when they find nothing; the pool parks them
@@ -191,7 +193,7 @@ func (s *scheduler) acquireCaller() *Worker {
 		w.resetSlabs()
 	}
 	w.inUse.Store(true)
-	w.poll.Store(false)
+	w.clearAsked()
 	w.standing, w.armed = false, false
 	return w
 }
@@ -202,7 +204,7 @@ func (s *scheduler) releaseCaller(w *Worker) {
 	}
 	w.inUse.Store(false)
 	w.standing, w.armed = false, false
-	w.poll.Store(true) // a stale use of w reaches the slow path and panics
+	w.ask() // a stale use of w reaches the slow path and panics
 	w.run = nil
 	s.mu.Lock()
 	s.free = append(s.free, w)

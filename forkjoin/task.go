@@ -194,20 +194,20 @@ func (c *Completion) Reset() {
 // boundary recovers (deferred clean-up runs; re-panic what you recover and
 // do not recognise).
 func (w *Worker) WorkRequested() bool {
-	if !w.poll.Load() {
+	if !w.asked() {
 		return false
 	}
 	return w.requested()
 }
 
 // requested is WorkRequested's slow path. A new request is taken by the
-// heartbeat, which clears poll and publishes the oldest private fork if
+// heartbeat, which clears the poll flag and publishes the oldest private fork if
 // there is one (publishing clears standing). If nothing was published the
 // request stands: the worker sets its own poll flag again (armed), so that
 // every later look comes here, and reports true until a Push answers it.
 // While it stands, a look costs a few loads and no atomic write: walks
 // along a chain, with nothing to give, look at every node. Cancellation
-// sets poll too, so an armed look checks the run itself. A flag the
+// sets the poll flag too, so an armed look checks the run itself. A flag the
 // worker armed, found after a publication (standing cleared), is dropped:
 // the heartbeat takes it and the look reports false. A thief's request
 // that arrived meanwhile is taken with it; the publication woke a sleeping
@@ -222,7 +222,7 @@ func (w *Worker) requested() bool {
 		if w.standing {
 			return true
 		}
-		w.heartbeat() // clears poll and armed
+		w.heartbeat() // clears the poll flag and armed
 		return false
 	}
 	w.standing = true
@@ -231,7 +231,7 @@ func (w *Worker) requested() bool {
 		return true // the oldest private fork answered it
 	}
 	w.armed = true
-	w.poll.Store(true)
+	w.ask()
 	return true
 }
 

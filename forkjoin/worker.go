@@ -28,22 +28,32 @@ type Worker struct {
 	forks     []forkEntry
 	sp        int
 	published int
+	joinTop   int              // the Future a slow Future.Join is for (fork.go)
 	slabs     []unsafe.Pointer // *slab[A, R], indexed by the slab id of (A, R)
 	resetters []slabResetter   // the same slabs, for resetSlabs
 	dirty     bool             // a panic left slots allocated: reset at top level
 	// standing: a request for work was taken and nothing has been
-	// published since; armed: the worker set its own poll flag to keep it
+	// published since; armed: the worker set its own poll flag (asked) to keep it
 	// visible. Owner-only; see Worker.requested.
 	standing, armed bool
 	run             *runState
 	sched           *scheduler
 
 	_ cacheline.Pad
-	// poll is set by others (thieves, cancellation, release) to make the
-	// owner take the slow path at its next fork. It has a line of its own
-	// because other cores write it.
-	poll atomic.Bool
-	_    cacheline.Pad
+	// limit is the poll flag and the capacity of forks in one word, read
+	// and written with sync/atomic only. Others (thieves, cancellation,
+	// release) set it to 0 to make the owner take the slow path at its
+	// next fork: they ask. Otherwise it is len(forks), which only the
+	// owner writes. So a fork's fast path tests both "no room" and "asked"
+	// with one load and one compare: index >= limit. It has a line of its
+	// own because other cores write it.
+	//
+	// Invariant: limit is 0 or len(forks). The owner stores len(forks)
+	// when it takes a request (clearAsked) and moves the limit with the
+	// capacity only from the value it had (growForks' compare-and-swap), so
+	// a request that arrives meanwhile stays.
+	limit uintptr
+	_     cacheline.Pad
 
 	dq       *deque
 	pq       [numPriorities]*spawnQueue // spawned tasks, by priority
@@ -62,7 +72,7 @@ type Worker struct {
 	counters       WorkerCounters
 
 	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
-	// per task, so kept off the lines that thieves read (dq, pq, poll).
+	// per task, so kept off the lines that thieves read (dq, pq, limit).
 	_     cacheline.Pad
 	sl    spawnLocal
 	spare spareTasks // free scope tasks beyond sl.free, in batches (spawn.go)
@@ -89,6 +99,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		id:             id,
 		poolIndex:      poolIndex,
 		forks:          make([]forkEntry, 64),
+		limit:          64,
 		injectInterval: injectIntervalMax,
 		rng:            uint64(id)*0x9E3779B97F4A7C15 + 1,
 	}
@@ -140,6 +151,18 @@ func (w *Worker) nextRand() uint64 {
 	return w.rng
 }
 
+// asked reports whether another goroutine asked the owner to take its
+// slow path (see limit).
+func (w *Worker) asked() bool { return atomic.LoadUintptr(&w.limit) == 0 }
+
+// ask makes the owner take its slow path at its next fork: for a thief
+// that wants work, a cancelled run, a released handle.
+func (w *Worker) ask() { atomic.StoreUintptr(&w.limit, 0) }
+
+// clearAsked takes a request: the owner's forks take the fast path again.
+// Owner only.
+func (w *Worker) clearAsked() { atomic.StoreUintptr(&w.limit, uintptr(len(w.forks))) }
+
 // pushFork records a new private fork whose argument is in the slot of h.
 // Owner only; no shared memory.
 func (w *Worker) pushFork(h *task) {
@@ -151,17 +174,22 @@ func (w *Worker) pushFork(h *task) {
 // growForks makes room for one more entry on the private stack.
 func (w *Worker) growForks() {
 	if w.sp == len(w.forks) {
+		old := uintptr(len(w.forks))
 		w.forks = append(w.forks, forkEntry{})
 		w.forks = w.forks[:cap(w.forks)]
+		// The limit follows the capacity, unless a request came (0): that
+		// one stays for the heartbeat, which sets the new capacity.
+		atomic.CompareAndSwapUintptr(&w.limit, old, uintptr(len(w.forks)))
 	}
 }
 
-// heartbeat is the slow path of a fork, taken when poll is set: check that
-// the handle is valid and the run still wanted, then publish the oldest
-// private fork for the thief that asked.
+// heartbeat is the slow path of a fork, taken when the owner was asked
+// (its poll flag, limit = 0, is set): check that the handle is valid and
+// the run still wanted, then publish the oldest private fork for the thief
+// that asked.
 func (w *Worker) heartbeat() {
-	w.checkActive() // before clearing poll: a stale handle keeps failing here
-	w.poll.Store(false)
+	w.checkActive() // before taking the request: a stale handle keeps failing here
+	w.clearAsked()
 	w.armed = false
 	if w.run.cancelled.Load() {
 		panic(unwinding{})
@@ -320,8 +348,8 @@ func (w *Worker) stealFromQuiet(v *Worker) *task {
 			return t
 		}
 		if r == empty {
-			if v.inUse.Load() && !v.poll.Load() {
-				v.poll.Store(true)
+			if v.inUse.Load() && !v.asked() {
+				v.ask()
 			}
 			return nil
 		}
@@ -354,7 +382,7 @@ func (w *Worker) serve() {
 			w.resetSlabs() // top level: no frame holds a slot
 		}
 		if w.armed { // a request of its own frames, all gone: drop it
-			w.poll.Store(false)
+			w.clearAsked()
 		}
 		w.standing, w.armed = false, false
 		s.startSearching()
@@ -419,7 +447,7 @@ func (w *Worker) execute(t *task) {
 	w.run = saved
 	w.published = savedPub
 	if saved != nil && saved.cancelled.Load() {
-		w.poll.Store(true) // let the frames below notice at their next fork
+		w.ask() // let the frames below notice at their next fork
 	}
 	if t.owner != nil { // a fork's slot: tell the joiner
 		if ok {

@@ -1,15 +1,17 @@
 // Command treesum is forkjoin's quick start: it sums the values of a perfect
-// binary tree of pointer-linked nodes three ways — with a typed fork
-// (forkjoin.NewFork and Fork.Join), with the closure-based forkjoin.Join, and
-// with plain sequential recursion — and prints the three sums and how long
-// each took.
+// binary tree of pointer-linked nodes four ways — with a typed fork and a
+// Future (Fork.Fork, then Future.Join after the recursion's own call), with
+// the typed fork's Join, with the closure-based forkjoin.Join, and with plain
+// sequential recursion — and prints the sums and how long each took.
 //
 //	go run ./examples/treesum                 # 2^20-1 nodes, GOMAXPROCS workers
 //	go run ./examples/treesum -depth 24 -p 2  # 2^24-1 nodes, parallelism 2
 //
 // The typed fork allocates nothing per fork and is the tool for fine-grained
-// recursion; forkjoin.Join is the convenient form, paying a heap allocation
-// for each closure that captures variables.
+// recursion; with a pointer argument, Fork.Fork and Future.Join are inlined
+// into the recursion, the cheapest fork of all. forkjoin.Join is the
+// convenient form, paying a heap allocation for each closure that captures
+// variables.
 package main
 
 import (
@@ -51,8 +53,25 @@ func Build(levels int) *Node {
 	return build(levels)
 }
 
-// sum is the typed fork: Join runs the two recursive calls in parallel when
-// another worker is idle, and inline otherwise, allocating nothing.
+// Sum is the fastest form: the right half is forked (another worker may
+// take it), the left half is the recursion's own call, and the Future is
+// joined last, allocating nothing.
+func Sum(w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	right := sumFork.Fork(w, n.Right)
+	left := Sum(w, n.Left)
+	return n.Value + left + right.Join(w)
+}
+
+// sumFork is Sum prepared for forking, made once.
+var sumFork *forkjoin.Fork[*Node, int64]
+
+func init() { sumFork = forkjoin.NewFork(Sum) }
+
+// sum is the same with the typed fork's Join: it runs the two recursive
+// calls in parallel when another worker is idle, and inline otherwise.
 var sum *forkjoin.Fork[*Node, int64]
 
 func init() {
@@ -92,13 +111,18 @@ type Result struct {
 	Time time.Duration
 }
 
-// SumAll sums root with the typed fork, with forkjoin.Join (both on a pool
-// of parallelism p, 0 meaning GOMAXPROCS) and sequentially, each runs times,
-// and returns the sums with the best time of each.
+// SumAll sums root with a Future, with the typed fork's Join, with
+// forkjoin.Join (all on a pool of parallelism p, 0 meaning GOMAXPROCS) and
+// sequentially, each runs times, and returns the sums with the best time of
+// each.
 func SumAll(root *Node, p, runs int) []Result {
-	results := []Result{{Name: "typed fork"}, {Name: "forkjoin.Join"}, {Name: "sequential"}}
+	results := []Result{{Name: "Future"}, {Name: "Fork.Join"}, {Name: "forkjoin.Join"}, {Name: "sequential"}}
 	pool.With(p, func(pl *pool.Pool) {
 		ways := []func() int64{
+			func() (s int64) {
+				forkjoin.Run(pl, func(w *forkjoin.Worker) { s = Sum(w, root) })
+				return s
+			},
 			func() (s int64) {
 				forkjoin.Run(pl, func(w *forkjoin.Worker) { s = sum.Call(w, root) })
 				return s

@@ -46,7 +46,8 @@ func TestRun(t *testing.T) {
 	got := durations.ReplaceAllString(out.String(), "T")
 	want := `tree: 1023 nodes (depth 10), built in T
 parallelism 2, best of 1 runs
-typed fork     sum = 523776  in T
+Future         sum = 523776  in T
+Fork.Join      sum = 523776  in T
 forkjoin.Join  sum = 523776  in T
 sequential     sum = 523776  in T
 `
