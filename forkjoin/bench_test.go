@@ -204,6 +204,11 @@ func BenchmarkScaling(b *testing.B) {
 			benchRunSum(b, bt, par, sumFork.Call)
 		})
 	}
+	for _, par := range []int{1, 2} {
+		b.Run(fmt.Sprintf("future-p%d", par), func(b *testing.B) {
+			benchRunSum(b, bt, par, futureSum)
+		})
+	}
 	for _, cut := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("goroutines-cutoff%d", cut), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

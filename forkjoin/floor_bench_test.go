@@ -10,6 +10,9 @@ package forkjoin
 // unknown functions, so the user's function cannot be called directly).
 // The gap between the two is the price of the API shape, which no
 // implementation of Fork.Join can avoid; docs/BENCHMARKS.md quotes it.
+// Fork.Fork and Future.Join (future-p1) avoid it where they inline: the
+// recursion calls itself for one half and the other is one call through
+// the Fork's function value.
 
 import (
 	"sync/atomic"
@@ -87,7 +90,8 @@ func init() {
 
 // BenchmarkForkFloor: tree-sum over 2^20-1 nodes, sequential, with the
 // ideal fork inlined by hand, with the same fork behind a Join-shaped
-// function, and with the library's typed fork at parallelism 1.
+// function, and with the library's typed fork at parallelism 1 (Fork.Join,
+// and Fork.Fork with Future.Join).
 func BenchmarkForkFloor(b *testing.B) {
 	bt := treeOf(20)
 	sums := []struct {
@@ -114,6 +118,10 @@ func BenchmarkForkFloor(b *testing.B) {
 	}
 	b.Run("fork-p1", func(b *testing.B) {
 		benchRunSum(b, bt, 1, sumFork.Call)
+		perOp(b, bt.nodes, "ns/node")
+	})
+	b.Run("future-p1", func(b *testing.B) {
+		benchRunSum(b, bt, 1, futureSum)
 		perOp(b, bt.nodes, "ns/node")
 	})
 }

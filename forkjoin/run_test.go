@@ -849,22 +849,28 @@ func TestForkAllocations(t *testing.T) {
 	root := buildTree(depth, &c)
 	want := seqSum(root)
 	forks := 1<<depth - 1
-	for _, par := range []int{1, 2} {
-		p := pool.New(par)
-		var got int64
-		run := func() { Run(p, func(w *Worker) { got = sumFork.Call(w, root) }) }
-		for i := 0; i < 10; i++ { // warm: slabs, stacks, deques grown
-			run()
+	sums := []struct {
+		name string
+		sum  func(w *Worker, n *tnode) int64
+	}{{"Fork.Join", sumFork.Call}, {"Fork.Fork/Future.Join", futureSum}}
+	for _, s := range sums {
+		for _, par := range []int{1, 2} {
+			p := pool.New(par)
+			var got int64
+			run := func() { Run(p, func(w *Worker) { got = s.sum(w, root) }) }
+			for i := 0; i < 10; i++ { // warm: slabs, stacks, deques grown
+				run()
+			}
+			allocs := testing.AllocsPerRun(20, run)
+			p.Close()
+			if got != want {
+				t.Fatalf("%s, parallelism %d: sum %d, want %d", s.name, par, got, want)
+			}
+			if limit := float64(forks) / 1000; allocs > limit {
+				t.Errorf("%s, parallelism %d: %.1f allocations per run of %d forks, want at most %.0f", s.name, par, allocs, forks, limit)
+			}
+			t.Logf("%s, parallelism %d: %.1f allocations per run of %d forks", s.name, par, allocs, forks)
 		}
-		allocs := testing.AllocsPerRun(20, run)
-		p.Close()
-		if got != want {
-			t.Fatalf("parallelism %d: sum %d, want %d", par, got, want)
-		}
-		if limit := float64(forks) / 1000; allocs > limit {
-			t.Errorf("parallelism %d: %.1f allocations per run of %d forks, want at most %.0f", par, allocs, forks, limit)
-		}
-		t.Logf("parallelism %d: %.1f allocations per run of %d forks", par, allocs, forks)
 	}
 }
 
