@@ -16,12 +16,26 @@
 //   - Fork[A, R] is the typed fork: NewFork(fn) once, then f.Join(w, a, b)
 //     runs fn(w, a) and fn(w, b) in parallel, or f.Fork(w, a) returns a
 //     Future to Join later. Forking allocates nothing and touches no shared
-//     memory until another participant asks for work.
+//     memory until another participant asks for work. The cheapest form is
+//     a Future in the function's own recursion, with a pointer argument:
+//     Fork and Future.Join are then inlined into it (example below).
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
 //   - For and Reduce split an index range on demand.
 //   - Task, Worker.Push, Completion and Worker.Wait are the intrusive layer
 //     that the parallel folds build their own scheduling on.
+//
+// Tree-sum, forking at every node, with a Future (sumFork is
+// forkjoin.NewFork(sum), made once in an init function):
+//
+//	func sum(w *forkjoin.Worker, n *Node) int64 {
+//		if n == nil {
+//			return 0
+//		}
+//		right := sumFork.Fork(w, n.Right) // another worker may take it
+//		left := sum(w, n.Left)
+//		return n.Value + left + right.Join(w)
+//	}
 //
 // Panics in any task are recovered where they happen, cancel the run, and
 // reach the caller as a *PanicError (re-panicked by Run, returned by

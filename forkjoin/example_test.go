@@ -63,6 +63,32 @@ func ExampleFork_Fork() {
 	// Output: 30
 }
 
+// sumRec is tree-sum with a Future: the right half is forked, the left
+// half is the recursion's own call. With a pointer argument, Fork and
+// Future.Join are inlined into it: the cheapest fork there is.
+func sumRec(w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	right := sumFork.Fork(w, n.Right) // another worker may take it
+	left := sumRec(w, n.Left)
+	return n.Value + left + right.Join(w)
+}
+
+var sumFork *forkjoin.Fork[*Node, int64]
+
+func init() { sumFork = forkjoin.NewFork(sumRec) }
+
+func ExampleFork_Fork_recursion() {
+	root := tree(10)
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			fmt.Println(sumRec(w, root))
+		})
+	})
+	// Output: 2036
+}
+
 func ExampleJoin() {
 	pool.With(2, func(p *pool.Pool) {
 		var a, b int
