@@ -20,6 +20,10 @@ type Config struct {
 	// RunLimit skips a strategy whose run at full size is estimated (from
 	// the probe) to take longer, and a workload whose sequential run is.
 	RunLimit time.Duration
+	// Single makes the checked run at full size the only sample of every
+	// strategy (cold, no rounds): for cells whose runs take minutes, where
+	// a second run would double the cell's time and warm-up is noise.
+	Single bool
 	// CellBudget caps the timed rounds of one strategy on one workload: a
 	// slow strategy gets fewer rounds (at least one).
 	CellBudget time.Duration

@@ -108,6 +108,9 @@ func (h *harness) runIsolated(w *Workload, stderr io.Writer) *WorkloadResult {
 	if len(cfg.Strategies) > 0 {
 		args = append(args, "-strategies", strings.Join(cfg.Strategies, ","))
 	}
+	if cfg.Single {
+		args = append(args, "-single")
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.Stdout = stderr // a child prints nothing there; anything it does is a diagnostic

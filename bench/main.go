@@ -48,6 +48,7 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 	p := fs.Int("p", 0, "parallelism: GOMAXPROCS and the workers of every pool (default GOMAXPROCS)")
 	jsonPath := fs.String("json", "", "write the raw data (every sample, the machine) to this JSON file")
 	svgPath := fs.String("svg", "", "write a chart of the results to this SVG file")
+	single := fs.Bool("single", false, "time the checked run itself: one cold sample per strategy, no rounds (for the 10^6-node busy cells, whose runs take minutes)")
 	runLimit := fs.Duration("run-limit", 0, "skip a run estimated to take longer than this (default 400ms quick, 1s default, 5s full); raise it to time the 10^6-node busy matrix cells")
 	timeout := fs.Duration("timeout", 0, "deadlock detection: a strategy's small probe run must finish within this (default 500ms, 2s with -full)")
 	list := fs.Bool("list", false, "list the workloads of the mode and the strategies, then exit")
@@ -93,6 +94,7 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench: -p, -rounds, -timeout and -run-limit must not be negative")
 		return 2
 	}
+	cfg.Single = *single
 	if *runLimit > 0 {
 		cfg.RunLimit = *runLimit
 		cfg.CellBudget = max(cfg.CellBudget, *runLimit)

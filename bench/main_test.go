@@ -395,3 +395,37 @@ func TestIsolated(t *testing.T) {
 	}
 	waitGoroutines(t, before, nil)
 }
+
+// TestSingle: with -single every strategy that ran has exactly its checked
+// run as its one sample, and says so, in this process and in the child
+// processes that isolation starts (which must be given the flag).
+func TestSingle(t *testing.T) {
+	for _, isolate := range []bool{false, true} {
+		before := cellGoroutines()
+		cfg := tinyConfig(t)
+		cfg.Isolate = isolate
+		cfg.Single = true
+		cfg.Workloads = []string{"matrix/hash/bf8/n200"}
+		cfg.Strategies = []string{"forkjoin-fold"}
+		var stdout, stderr bytes.Buffer
+		rep, err := run(&cfg, &stdout, &stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failed != 0 || rep.Wrong != 0 || len(rep.Results) == 0 {
+			t.Fatalf("isolate %v: failed %d, wrong %d, %d results; stderr:\n%s", isolate, rep.Failed, rep.Wrong, len(rep.Results), stderr.String())
+		}
+		for _, wr := range rep.Results {
+			for _, c := range wr.Cells {
+				if c.Status != statusOK {
+					continue
+				}
+				if len(c.Samples) != 1 || c.Samples[0].Round != 0 || !strings.Contains(c.Note, "-single") {
+					t.Errorf("isolate %v, %s / %s: %d samples (round %v), note %q; want the checked run only",
+						isolate, wr.Workload.ID, c.Strategy.Name, len(c.Samples), c.Samples, c.Note)
+				}
+			}
+		}
+		waitGoroutines(t, before, nil)
+	}
+}

@@ -391,12 +391,17 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	unplanned--
 
 	c.Reps = 1
-	if c.CheckNs > float64(cfg.RunLimit) {
-		// Slower than the estimate said, and over the run budget: the
-		// checked run is the only sample (a cold one), no rounds.
+	if c.CheckNs > float64(cfg.RunLimit) || cfg.Single {
+		// Slower than the estimate said, and over the run budget (or
+		// -single): the checked run is the only sample (a cold one), no
+		// rounds.
 		c.Samples = []Sample{{Round: 0, Ns: c.CheckNs, Allocs: c.checkAllocs, Reps: 1}}
 		c.Rounds = 0
-		c.Note = joinNote(c.Note, "1 cold run only: the checked run exceeded the run budget")
+		if cfg.Single {
+			c.Note = joinNote(c.Note, "1 cold run only (-single)")
+		} else {
+			c.Note = joinNote(c.Note, "1 cold run only: the checked run exceeded the run budget")
+		}
 		h.prog.addTotal(-cfg.Rounds)
 		return
 	}
