@@ -14,47 +14,75 @@ package forkjoin
 // failed (error, panic or cancellation) is not run: it fails with a
 // *DependencyError, and so do its dependents.
 //
-// Memory. A GraphNode[T] holds the spawned task, the function (kept for
-// later runs) and the result, and is itself the task's body (no closure).
+// Memory. A node is kept in two parts. What lasts from one run to the next
+// is small: a GraphNode[T] holds the function, the result, the error and
+// the node's place among the edges (a graphNode of 56 bytes, plus the
+// function and the result). What a node needs only while a run is under
+// way, the spawned task (deque header, run state, priority: 120 bytes) and
+// its counts of dependencies over and failed, is a graphTask, one per node
+// in an array the run borrows: a graph of up to graphTasksPooled nodes
+// takes a zeroed array from graphTaskArrays, a pool shared by all graphs,
+// and gives it back, zeroed again, when Run returns; a bigger one keeps its
+// own for its next run. So a graph built for every run pays for its nodes'
+// run state once for all the runs (until collections drop the pool), not
+// once per build: the dependency_graph benchmark's 1 → 200 → 1 allocated
+// 192 bytes a node before, 72 now (see docs/BENCHMARKS.md).
+//
 // Nodes are carved out of chunks the graph allocates per result type (8,
-// 16, ... up to 256 nodes at once), so building n nodes costs O(log n)
-// allocations for the nodes, not n; a chunk lives as long as any of its nodes is referenced. Edges
-// are appended to one slice per graph while it is built: the index of each
-// dependency, node after node (4 bytes an edge; the dependent is implied by
-// the position); Run lays the dependents of all nodes out in one more
-// slice, node i's at a contiguous range (a counting sort by dependency), so
-// the edges cost O(log e) allocations, not a slice per node.
+// 16, ... up to graphChunkMax nodes at once), so building n nodes costs
+// O(n/graphChunkMax + log n) allocations for the nodes, not n; a chunk lives
+// as long as any of its nodes is referenced. Edges are appended to one
+// slice per graph while it is built: the index of each dependency, node
+// after node (4 bytes an edge; the dependent is implied by the position);
+// the first Run lays the dependents of all nodes out in one more slice of
+// indices, node i's at a contiguous range (a counting sort by dependency),
+// so the edges cost O(log e) allocations, not a slice per node.
 //
 // Ordering. A finishing node stores finished (Value's check) and its error
-// before it adds to a dependent's count; the addition that completes it
-// queues the dependent, and queueing publishes the task (deque atomics,
-// sequentially consistent), so the dependent's function sees its
-// dependencies' results and errors. The node's error is written before the
-// graph's count of sinks left is decremented (only nodes without
-// dependents count); the decrement that reaches zero completes the graph's
-// Completion, after which Run reads every node's error. Counting sinks is
-// enough: a sink is over only after each of its dependencies added itself
-// to the sink's count, and by induction every node is then over except for
-// the tail of over in a node with dependents (the wake-up decisions after
-// its additions, and afterSpawn's counting on its worker),
-// which touches neither the graph nor any node's result. Only one shared
+// in its graphNode before it adds to a dependent's count in the
+// dependent's graphTask; the addition that completes it queues the
+// dependent, and queueing publishes the task (deque atomics, sequentially
+// consistent), so the dependent's function sees its dependencies' results
+// and errors. The node's error is written before the graph's count of
+// sinks left is decremented (only nodes without dependents count); the
+// decrement that reaches zero completes the graph's Completion, after
+// which Run reads every node's error. Counting sinks is enough: a sink is
+// over only after each of its dependencies added itself to the sink's
+// count, and by induction every node is then over except for the tail of
+// over in a node with dependents (the wake-up decisions after its
+// additions, and afterSpawn's counting on its worker), which touches
+// neither the graph nor any node nor any graphTask. Only one shared
 // counter is touched per sink instead of one per node.
 //
+// Reuse of the run state. When Run returns, every graphTask of the run has
+// had its last access: a node reads and writes a dependent's graphTask
+// only before the addition that may launch it, and its own only before its
+// last addition (a sink: before its decrement of left); what may still be
+// running of the run (the tails above, a Complete notifying waiters)
+// touches the scheduler, the worker and the Completion's atomics only. So
+// Run zeroes the array and hands it on at once, without waiting for
+// anything, and the next Run of any graph may initialise it again. One
+// exception: a task whose context can be done registers a context.AfterFunc
+// that fails the task's run state, and that function may still be under
+// way after the task ended (the stop function does not wait for it). A run
+// with such a context does not reuse its array: it leaves it to the
+// collector, and the next run takes another.
+//
 // Running again. Run may be called again once it has returned. It resets
-// each node's counts, flags, error and result, and initialises its task
-// again, without waiting for anything: by the argument above, when Run
-// returned every node had made its last access to those fields (a node
-// reads a dependent's fields only before the addition that may launch
-// it, and its own only before its last addition), and what may still be
-// running of the previous run (wake-up decisions, a Complete notifying
-// waiters) touches the scheduler and the Completion's atomics only. Two
-// Runs of one Graph at once are refused (running).
+// each node's finished flag, error and result without waiting for
+// anything: by the argument above, when Run returned every node had made
+// its last access to them (a node reads a dependency's only from its own
+// run, launched after the dependency's last addition, and writes its own
+// only before its last addition), and the graph's edges and Completion
+// are reset between runs the same way. Two Runs of one Graph at once are
+// refused (running).
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -66,10 +94,14 @@ import (
 // once can be executed per request or per frame without building it again.
 // A Graph is not safe for concurrent building.
 type Graph struct {
-	nodes   []*graphNode
-	deps    []int32      // the dependencies of every node, node by node, in the order added; the first Run sorts them into out
-	out     []*graphNode // from the first Run: the dependents of every node, by node
-	slabs   []any        // a *graphSlab[T] per result type of the nodes added
+	nodes []*graphNode
+	deps  []int32 // the dependencies of every node, node by node, in the order added; the first Run sorts them into out
+	out   []int32 // from the first Run: the indices of the dependents of every node, by node
+	slabs []any   // a *graphSlab[T] per result type of the nodes added
+	// tasks is the run state of every node (tasks.ts[i] is node i's)
+	// during a Run; between Runs, a graph of more than graphTasksPooled
+	// nodes keeps its zeroed array here, a smaller one has none.
+	tasks   *graphTasks
 	ran     bool         // Run was called: the graph is laid out and can no longer grow
 	running atomic.Bool  // a Run is under way
 	left    atomic.Int64 // sinks (nodes without dependents) not yet over during Run
@@ -79,26 +111,50 @@ type Graph struct {
 // NewGraph returns an empty Graph.
 func NewGraph() *Graph { return &Graph{} }
 
+// graphNode is the part of a node that lasts between runs.
 type graphNode struct {
-	st    spawnTask // first field; st.body is the *GraphNode[T], a graphBody
-	g     *Graph
+	body  graphBody // the *GraphNode[T] this is the first field of
+	err   error
 	index int32
 	ndeps int32 // dependencies (an edge each, duplicates included)
 	// The node's dependents are g.out[first:first+nout] once Run laid
 	// them out; nout counts them while the graph is built.
 	first, nout int32
-	// depsOver counts the dependencies that are over, during Run (counting
-	// up from zero: a new node's, or the reset before a later run).
-	depsOver  atomic.Int32
-	finished  atomic.Bool
-	depFailed atomic.Pointer[graphNode]
-	err       error
+	prio        Priority
+	finished    atomic.Bool
 }
 
-// graphBody is a *GraphNode[T]: a spawned task's body that can also clear
-// its result between runs.
+// graphTask is a node's run state, for one Run: the spawned task and the
+// counts its dependencies update. It is zero before the Run initialises it
+// and after the Run that used it returned.
+type graphTask struct {
+	st spawnTask // first field; st.body is the graphTask itself
+	n  *graphNode
+	g  *Graph
+	// depsLeft counts the dependencies not yet over, down from n.ndeps
+	// (written by Run before the task can be launched, then only with
+	// atomic adds; the add that reaches zero launches the task).
+	depsLeft int32
+	// depFailed is 1 + the index of a failed dependency, or 0.
+	depFailed atomic.Int32
+}
+
+// graphTasks is an array of run state, boxed so that it goes in and out
+// of graphTaskArrays without an allocation.
+type graphTasks struct{ ts []graphTask }
+
+// graphTaskArrays keeps zeroed *graphTasks for the Runs of graphs of up to
+// graphTasksPooled nodes (see the file comment).
+var graphTaskArrays sync.Pool
+
+// graphTasksPooled is the most nodes of a graph whose run state comes from
+// graphTaskArrays (about 600 KB of it).
+const graphTasksPooled = 1 << 12
+
+// graphBody is a *GraphNode[T]: it runs the node's function into its
+// result, and clears the result between runs.
 type graphBody interface {
-	spawnBody
+	runFn(w *Worker) error
 	clearValue()
 }
 
@@ -125,21 +181,23 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 	if fn == nil {
 		panic("forkjoin: AddNode with a nil function")
 	}
-	gn := newGraphNode[T](g)
-	gn.fn = fn
-	n := &gn.n
 	if len(g.nodes) == math.MaxInt32 {
 		panic("forkjoin: a Graph holds at most 2^31-1 nodes")
 	}
-	n.g, n.index = g, int32(len(g.nodes))
-	// The task's priority and body, kept in it for every Run to initialise
-	// it with.
-	n.st.prio, n.st.body = spawnOptions(opts).prio, gn
+	prio := spawnOptions(opts).prio
 	for _, d := range deps {
-		dn := d.node()
-		if dn.g != g {
+		// A node of g is g.nodes[its index]: this also refuses a node
+		// of another Graph (and a GraphNode not made by AddNode).
+		if dn := d.node(); int(dn.index) >= len(g.nodes) || g.nodes[dn.index] != dn {
 			panic("forkjoin: AddNode with a dependency from another Graph")
 		}
+	}
+	gn := newGraphNode[T](g)
+	gn.fn = fn
+	n := &gn.n
+	n.body, n.index, n.prio = gn, int32(len(g.nodes)), prio
+	for _, d := range deps {
+		dn := d.node()
 		n.ndeps++
 		dn.nout++
 		g.deps = append(g.deps, dn.index)
@@ -180,18 +238,10 @@ func newGraphNode[T any](g *Graph) *GraphNode[T] {
 	return gn
 }
 
-// run is the node's task: fn, unless a dependency failed.
-func (gn *GraphNode[T]) run(w *Worker) {
-	n := &gn.n
-	if d := n.depFailed.Load(); d != nil {
-		n.err = &DependencyError{Index: int(d.index), Err: d.err}
-		return
-	}
-	gn.val, n.err = gn.fn(w)
-}
-
-func (gn *GraphNode[T]) over(w *Worker, err error) {
-	gn.n.over(w, err)
+// runFn runs the node's function into its result.
+func (gn *GraphNode[T]) runFn(w *Worker) (err error) {
+	gn.val, err = gn.fn(w)
+	return err
 }
 
 // clearValue forgets the result of an earlier run.
@@ -271,17 +321,18 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		// (see the file comment), and its sinks are over.
 		g.done.Reset()
 		for _, n := range g.nodes {
-			n.depsOver.Store(0)
 			n.finished.Store(false)
-			n.depFailed.Store(nil)
 			n.err = nil
-			n.st.body.(graphBody).clearValue()
+			n.body.clearValue()
 		}
 	}
-	sinks := 0
 	ctxDone := ctx != nil && ctx.Done() != nil
-	for _, n := range g.nodes {
-		n.st.initDone(s, n.st.prio, ctx, ctxDone, n.st.body)
+	ts := g.takeTasks()
+	sinks := 0
+	for i, n := range g.nodes {
+		t := &ts[i]
+		t.n, t.g, t.depsLeft = n, g, n.ndeps
+		t.st.initDone(s, n.prio, ctx, ctxDone, t)
 		if n.nout == 0 {
 			sinks++
 		}
@@ -293,24 +344,28 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		// looks for it and then parks; it is the one Wait would have
 		// taken first from this participant's queues), the others are
 		// queued in batches.
-		var first *graphNode
-		for _, n := range g.nodes {
-			if n.ndeps == 0 && (first == nil || n.st.prio < first.st.prio) {
-				first = n
+		src := -1
+		for i, n := range g.nodes {
+			if n.ndeps == 0 && (src < 0 || n.prio < g.nodes[src].prio) {
+				src = i
 			}
 		}
 		var b readyBatch
-		for _, n := range g.nodes {
-			if n.ndeps == 0 && n != first {
-				b.add(w, s, n)
+		for i, n := range g.nodes {
+			if n.ndeps == 0 && i != src {
+				b.add(w, s, &ts[i])
 			}
 		}
 		b.flush(w, s)
-		s.countLocal(w, 1, first.st.prio)
-		w.execute(&first.st.hdr)
+		s.countLocal(w, 1, g.nodes[src].prio)
+		w.execute(&ts[src].st.hdr)
 		w.Wait(&g.done)
 		return nil
 	})
+	// Every node is over (RunCtx returns an error only if the function
+	// above did not return, and then no node may be running: it panics
+	// only by a fault of ours): the run state can be reused.
+	g.putTasks(err == nil && !ctxDone)
 	if err != nil {
 		return err
 	}
@@ -321,6 +376,50 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// takeTasks returns zeroed run state for every node of g, and keeps it in
+// g.tasks for the Run: the graph's own array, one from graphTaskArrays or
+// a new one.
+func (g *Graph) takeTasks() []graphTask {
+	n := len(g.nodes)
+	if g.tasks == nil && n <= graphTasksPooled {
+		if a, _ := graphTaskArrays.Get().(*graphTasks); a != nil && len(a.ts) >= n {
+			g.tasks = a
+		}
+		// (An array too small is dropped: it was zero, and the new one,
+		// of the next power of two, serves this size and the ones below.)
+	}
+	if g.tasks == nil {
+		size := n
+		if n <= graphTasksPooled {
+			size = 1
+			for size < n {
+				size *= 2
+			}
+		}
+		g.tasks = &graphTasks{ts: make([]graphTask, size)}
+	}
+	return g.tasks.ts[:n]
+}
+
+// putTasks zeroes the run state of the Run that is over and hands it on:
+// to graphTaskArrays, or kept in g for its next run if it has more than
+// graphTasksPooled nodes. If reuse is false (the run's tasks had a context
+// that can be done, or the run failed) the array is left to the collector
+// instead (see the file comment).
+func (g *Graph) putTasks(reuse bool) {
+	a := g.tasks
+	g.tasks = nil
+	if !reuse {
+		return
+	}
+	clear(a.ts[:len(g.nodes)])
+	if len(g.nodes) > graphTasksPooled {
+		g.tasks = a
+	} else {
+		graphTaskArrays.Put(a)
+	}
 }
 
 // isDependencyError reports whether err is a *DependencyError. (Kept apart:
@@ -335,7 +434,7 @@ func isDependencyError(err error) bool {
 // edges were added, as a range of one slice: a counting sort of the edges
 // by dependency.
 func (g *Graph) layoutDependents() {
-	g.out = make([]*graphNode, len(g.deps))
+	g.out = make([]int32, len(g.deps))
 	off := int32(0)
 	for _, n := range g.nodes {
 		n.first = off
@@ -346,7 +445,7 @@ func (g *Graph) layoutDependents() {
 	for _, n := range g.nodes { // n's dependencies come next in deps
 		for _, i := range deps[:n.ndeps] {
 			d := g.nodes[i]
-			g.out[d.first+d.nout] = n
+			g.out[d.first+d.nout] = n.index
 			d.nout++
 		}
 		deps = deps[n.ndeps:]
@@ -354,29 +453,44 @@ func (g *Graph) layoutDependents() {
 	g.deps = nil
 }
 
+// run is the node's task: its function, unless a dependency failed.
+func (t *graphTask) run(w *Worker) {
+	n := t.n
+	if d := t.depFailed.Load(); d != 0 {
+		n.err = &DependencyError{Index: int(d - 1), Err: t.g.nodes[d-1].err}
+		return
+	}
+	n.err = n.body.runFn(w)
+}
+
 // over runs on the worker that ran the node (or skipped it): it launches
 // the dependents this node was the last to wait for, queued on w's own
 // queues in batches (one publication and one wake-up decision per batch:
 // a thief can take the first ones while the rest are counted down).
-func (n *graphNode) over(w *Worker, err error) {
+func (t *graphTask) over(w *Worker, err error) {
+	n, g := t.n, t.g
 	if err != nil && n.err == nil {
 		n.err = err
 	}
 	n.finished.Store(true)
-	s := n.st.rs.sched
+	s := t.st.rs.sched
+	failed := n.err != nil
+	ts := g.tasks.ts
 	var b readyBatch
-	deps := n.g.out[n.first : n.first+n.nout]
-	for _, d := range deps {
-		if n.err != nil {
-			d.depFailed.CompareAndSwap(nil, n)
+	deps := g.out[n.first : n.first+n.nout]
+	for _, i := range deps {
+		d := &ts[i]
+		if failed {
+			d.depFailed.CompareAndSwap(0, n.index+1)
 		}
-		if d.depsOver.Add(1) == d.ndeps {
+		if atomic.AddInt32(&d.depsLeft, -1) == 0 {
 			b.add(w, s, d)
 		}
 	}
+	// Neither t nor n is touched from here on (see the file comment).
 	b.flush(w, s)
-	if len(deps) == 0 && n.g.left.Add(-1) == 0 {
-		n.g.done.Complete() // Run may return: nothing is touched after
+	if len(deps) == 0 && g.left.Add(-1) == 0 {
+		g.done.Complete() // Run may return: nothing is touched after
 	}
 }
 
@@ -394,7 +508,7 @@ const readyBatchMax = 16
 
 // add adds d, queueing what is collected first if the batch is full or of
 // another priority.
-func (b *readyBatch) add(w *Worker, s *scheduler, d *graphNode) {
+func (b *readyBatch) add(w *Worker, s *scheduler, d *graphTask) {
 	if b.n == readyBatchMax || (b.n > 0 && d.st.prio != b.prio) {
 		b.flush(w, s)
 	}
