@@ -84,6 +84,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -94,10 +95,13 @@ import (
 // once can be executed per request or per frame without building it again.
 // A Graph is not safe for concurrent building.
 type Graph struct {
-	nodes []*graphNode
-	deps  []int32 // the dependencies of every node, node by node, in the order added; the first Run sorts them into out
-	out   []int32 // from the first Run: the indices of the dependents of every node, by node
-	slabs []any   // a *graphSlab[T] per result type of the nodes added
+	nodes []*graphNode // in the order added; in scratch while the graph is built
+	deps  []int32      // in scratch: the dependencies of every node, node by node, in the order added; the first Run sorts them into out
+	out   []int32      // from the first Run: the indices of the dependents of every node, by node
+	slabs []any        // a *graphSlab[T] per result type of the nodes added
+	// scratch holds the storage nodes and deps grow in while the graph is
+	// built (nil before the first AddNode and from the first Run on).
+	scratch *graphScratch
 	// tasks is the run state of every node (tasks.ts[i] is node i's)
 	// during a Run; between Runs, a graph of more than graphTasksPooled
 	// nodes keeps its zeroed array here, a smaller one has none.
@@ -138,6 +142,25 @@ type graphTask struct {
 	// depFailed is 1 + the index of a failed dependency, or 0.
 	depFailed atomic.Int32
 }
+
+// graphScratch is where a graph's list of nodes and its edges grow while
+// it is built. The first Run copies the nodes to a slice of their exact
+// number and sorts the edges into out, and hands the scratch on, emptied,
+// to the next graph built (graphScratches): a graph built for every run
+// does not pay again and again for the arrays that append's growth leaves
+// behind.
+type graphScratch struct {
+	nodes []*graphNode
+	deps  []int32
+}
+
+// graphScratches keeps emptied *graphScratch, each slice of a capacity up
+// to graphScratchMax.
+var graphScratches sync.Pool
+
+// graphScratchMax is the largest capacity of a slice kept in
+// graphScratches (512 KB of nodes, 256 KB of edges).
+const graphScratchMax = 1 << 16
 
 // graphTasks is an array of run state, boxed so that it goes in and out
 // of graphTaskArrays without an allocation.
@@ -185,6 +208,9 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 		panic("forkjoin: a Graph holds at most 2^31-1 nodes")
 	}
 	prio := spawnOptions(opts).prio
+	if g.scratch == nil {
+		g.takeScratch()
+	}
 	for _, d := range deps {
 		// A node of g is g.nodes[its index]: this also refuses a node
 		// of another Graph (and a GraphNode not made by AddNode).
@@ -206,18 +232,54 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 	return gn
 }
 
+// takeScratch gives g, being built, storage to grow its nodes and edges
+// in: an emptied one of an earlier graph, or a new one.
+func (g *Graph) takeScratch() {
+	sc, _ := graphScratches.Get().(*graphScratch)
+	if sc == nil {
+		sc = &graphScratch{}
+	}
+	g.scratch, g.nodes, g.deps = sc, sc.nodes[:0], sc.deps[:0]
+}
+
+// dropScratch gives g's scratch, no longer used, back to graphScratches,
+// emptied, unless it grew too big to keep.
+func (g *Graph) dropScratch(nodes []*graphNode, deps []int32) {
+	sc := g.scratch
+	g.scratch = nil
+	clear(nodes) // (the next graph must not keep these nodes alive)
+	sc.nodes, sc.deps = nodes[:0], deps[:0]
+	if cap(sc.nodes) > graphScratchMax {
+		sc.nodes = nil
+	}
+	if cap(sc.deps) > graphScratchMax {
+		sc.deps = nil
+	}
+	graphScratches.Put(sc)
+}
+
 // graphSlab is the chunk from which a Graph carves its nodes of result
 // type T.
 type graphSlab[T any] struct {
 	free []GraphNode[T] // not yet handed out
-	last int            // the size of the last chunk
+	last int            // the bytes of the last chunk
 }
 
-// graphChunkMax is the most nodes a Graph allocates at once.
-const graphChunkMax = 256
+// A Graph allocates its nodes of one type in chunks of graphChunkMin
+// bytes, then twice as many, up to graphChunkMax, as many nodes as fit.
+// The sizes are size classes of Go's allocator, whose objects of more than
+// 512 bytes that hold pointers (as nodes do) carry a header of
+// graphChunkHeader bytes: without counting it, a chunk of 32 nodes of 72
+// bytes (2,304) took 2,688. At most a chunk's worth (4 KB) is left unused,
+// whatever the number of nodes.
+const (
+	graphChunkMin    = 512
+	graphChunkMax    = 4096
+	graphChunkHeader = 8
+)
 
 // newGraphNode returns a zero node of g, from g's chunk for T.
-func newGraphNode[T any](g *Graph) *GraphNode[T] {
+func newGraphNode[T any](g *Graph) (gn *GraphNode[T]) {
 	var sl *graphSlab[T]
 	for _, s := range g.slabs {
 		if x, ok := s.(*graphSlab[T]); ok {
@@ -230,10 +292,14 @@ func newGraphNode[T any](g *Graph) *GraphNode[T] {
 		g.slabs = append(g.slabs, sl)
 	}
 	if len(sl.free) == 0 {
-		sl.last = min(max(2*sl.last, 8), graphChunkMax)
-		sl.free = make([]GraphNode[T], sl.last)
+		sl.last = min(max(2*sl.last, graphChunkMin), graphChunkMax)
+		room := sl.last
+		if room > 512 {
+			room -= graphChunkHeader
+		}
+		sl.free = make([]GraphNode[T], max(1, room/int(unsafe.Sizeof(*gn))))
 	}
-	gn := &sl.free[0]
+	gn = &sl.free[0]
 	sl.free = sl.free[1:]
 	return gn
 }
@@ -431,9 +497,13 @@ func isDependencyError(err error) bool {
 }
 
 // layoutDependents gives every node its dependents, in the order their
-// edges were added, as a range of one slice: a counting sort of the edges
-// by dependency.
+// edges were added, as a range of one slice (a counting sort of the edges
+// by dependency), keeps the nodes in a slice of their exact number, and
+// hands the scratch they were built in on.
 func (g *Graph) layoutDependents() {
+	built, deps := g.nodes, g.deps
+	g.nodes = make([]*graphNode, len(built))
+	copy(g.nodes, built)
 	g.out = make([]int32, len(g.deps))
 	off := int32(0)
 	for _, n := range g.nodes {
@@ -441,7 +511,6 @@ func (g *Graph) layoutDependents() {
 		off += n.nout
 		n.nout = 0 // counted again below, as the range fills
 	}
-	deps := g.deps
 	for _, n := range g.nodes { // n's dependencies come next in deps
 		for _, i := range deps[:n.ndeps] {
 			d := g.nodes[i]
@@ -450,6 +519,7 @@ func (g *Graph) layoutDependents() {
 		}
 		deps = deps[n.ndeps:]
 	}
+	g.dropScratch(built, g.deps)
 	g.deps = nil
 }
 
