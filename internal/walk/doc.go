@@ -1,6 +1,6 @@
 // Package walk is the parallel engine behind fold.Run and tree.Walk: a
 // depth-first fold over a tree given by a children function, run on the
-// work-stealing core, with unvisited children handed to other participants
+// work-stealing core, with unstarted children handed to other participants
 // on demand.
 //
 // # How one participant walks
@@ -9,8 +9,8 @@
 // a 10^6-deep chain costs 10^6 frames of heap memory and nothing else. A
 // frame is a node in progress: its heap H and the segment of a shared
 // buffer that holds its children, collected when the node is entered
-// (after its Init). The walk takes the next unvisited child of the top
-// frame and enters it; when a frame has no unvisited child left, it is
+// (after its Init). The walk takes the next unstarted child of the top
+// frame and enters it; when a frame has no unstarted child left, it is
 // finalised, popped (its heap is released at once), and its result is
 // accumulated into the frame below. Children are therefore accumulated in
 // the order the children function yields them, one at a time, on the
@@ -21,22 +21,32 @@
 //
 // At every node the walk asks the core whether another participant wants
 // work (Worker.WorkRequested: one load of the worker's own memory). If so,
-// it gives away the LAST unvisited child of the OLDEST frame that has one
-// (the biggest piece of work it holds, like a thief stealing from the top
-// of a deque): the frame's range shrinks by one and the child goes into a
-// "pub" record, appended to the frame's list of published children and
-// pushed to the worker's deque. Since it always takes the last unvisited
-// child, the published children of a frame have increasing indices after
-// all of its own ones, and the list is kept in that order.
+// it deals out the FIRST unstarted children of the OLDEST frame that has
+// any (the oldest frame holds the biggest pieces of work): one child, or,
+// for a frame with 16 or more left, an eighth of them as one range. The
+// dealt children go into a "pub" record, pushed to the worker's deque, and
+// the frame's own range moves past them.
 //
-// When a frame has visited its own children it turns to its published ones,
-// in order. Each pub is claimed exactly once with a CAS: by a thief that
-// took the task, which walks the child's subtree on its own stack and
-// stores the result; or by the frame's owner, which finds it unclaimed and
-// simply enters the child like an own child (no recursion). If a thief has
-// it, the owner helps with other work until the thief completes it, then
-// accumulates its result. Either way the results reach the heap in child
-// order.
+// Dealing from the front is what keeps accumulation flowing. A frame's
+// children are, in order: those accumulated; then the "behind" zone, the
+// pubs dealt so far and the results of own children walked after them,
+// which wait in the frame's res slice; then the frame's own unstarted
+// range; then the "ahead" pubs made while the node's children were still
+// being listed (see stream). Whenever the owner finishes a child it
+// accumulates, in child order, every result that is ready — its own and
+// those of pubs a thief has finished — up to the first pub not done. So
+// the results of what thieves took are folded in while the owner goes on
+// with its own children, not all at the end: on a node whose Accumulate is
+// the expensive part (hylic's aggr), dealing from the back left that whole
+// serial tail for the very end.
+//
+// Each pub is claimed exactly once with a CAS: by a thief that took the
+// task, which walks the child's subtree (or the range, child by child) on
+// its own stack and stores the result; or by the frame's owner, which
+// finds it unclaimed when it has nothing else and walks the child like an
+// own child (a range: folded in place). If a thief has it and nothing
+// else is left, the owner helps with other work until the thief completes
+// it. Either way the results reach the heap in child order.
 //
 // # Failure
 //
@@ -53,8 +63,7 @@
 // marks its pub failed; the owner then aborts too. Cancellation reaches a
 // walk through WorkRequested, which unwinds it the same way.
 //
-// Ranges. A node with many unvisited children (a wide node) gives away
-// half of them at once, as a range pub whose taker folds them one by one
-// into a slice of results and may split the rest again when asked; the
-// owner accumulates the slice in order.
+// Ranges. A range pub's taker folds its children one by one into a slice
+// of results and may deal from it again when asked; the owner accumulates
+// the slice in order.
 package walk

@@ -63,21 +63,42 @@ type pub[N, H, R any] struct {
 	// (nodes, with a result each); see offer.
 	nodes   []N
 	results []R
-	claim   atomic.Bool // set once, by whoever walks the child
-	failed  atomic.Bool
-	done    forkjoin.Completion
-	next    *pub[N, H, R]
+	// first and end: the position of the pub's children in its owner's
+	// buffer (kids[first:end]); for the pubs of a frame only.
+	first, end int
+	claim      atomic.Bool // set once, by whoever walks the child
+	failed     atomic.Bool
+	done       forkjoin.Completion
+	next       *pub[N, H, R]
 }
 
 type frame[N, H, R any] struct {
 	h      H
-	base   int           // start of this frame's children in the buffer
-	lo, hi int           // unvisited own children: kids[lo:hi]
-	pubs   *pub[N, H, R] // published children, in child order
-	ranged bool          // a range pub holds some children in place
-	// held: the last of pubs, made by endStream, is not pushed yet. It is
-	// unvisited work after the frame's own range (see offer).
-	held bool
+	base   int // start of this frame's children in the buffer
+	lo, hi int // unstarted own children: kids[lo:hi]
+	idx    int // this node's position in its parent's children (kids), -1 for a walk's root
+	// pubs: what a frame keeps once it has published some of its children
+	// (nil before, and again once all of them are accumulated).
+	pubs   *pubs[N, H, R]
+	ranged bool // a range pub holds some children in place
+}
+
+// pubs is the published part of a frame. A frame's children are, in child
+// order: those accumulated; then the behind zone, kids[acc:lo], which holds
+// pubs (behind, in order) and the results of own children walked after the
+// first of them (res), waiting to be accumulated in order; then the own
+// range kids[lo:hi], not started; then the ahead zone, kids[hi:end], all in
+// pubs (ahead, in order), made while the node's children were being listed
+// (see stream). The owner walks its own range, then turns to the ahead pubs
+// one by one: one nobody took (or the held tail) becomes its own range,
+// one a thief took moves to behind.
+type pubs[N, H, R any] struct {
+	acc           int           // the first child not accumulated (while behind != nil)
+	behind, btail *pub[N, H, R] // pubs before lo, in order; btail is the last
+	ahead         *pub[N, H, R] // pubs from hi on, in order
+	held          *pub[N, H, R] // the last of ahead if it is a held tail (see endStream)
+	end           int           // the end of the frame's children in kids
+	res           []R           // own results behind a pub, by position - base
 }
 
 type state[N, H, R any] struct {
@@ -85,15 +106,17 @@ type state[N, H, R any] struct {
 	w      *forkjoin.Worker // the participant walking with this state
 	kids   []N
 	frames []frame[N, H, R]
-	low    int // frames below low have no unvisited child
+	low    int // frames below low have no unstarted child
 	yield  func(N) bool
 	ticks  uint32
 	leaf   H // the heap of the leaf being finalised
 
 	// While a node's children are being listed (see enter and stream):
-	// listing is the index in kids of its first child, unshared that of
-	// the first child not published yet (the first child is never), and
-	// streamed / lastStreamed the list of those published.
+	// entering is its position in its parent's children, listing the index
+	// in kids of its first child, unshared that of the first child not
+	// published yet (the first child is never), and streamed / lastStreamed
+	// the list of those published.
+	entering     int
 	listing      int
 	unshared     int
 	streamed     *pub[N, H, R]
@@ -116,7 +139,6 @@ func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
 // run folds the tree below root with st, whose stacks are empty, and
 // leaves them empty.
 func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
-	ops := st.ops
 	ok := false
 	defer func() {
 		if !ok {
@@ -126,13 +148,13 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 			panic(v)
 		}
 	}()
-	if r, leaf := st.enter(root); leaf {
+	if r, leaf := st.enter(root, -1); leaf {
 		ok = true
 		return r
 	}
 	for {
 		if w.WorkRequested() {
-			st.offer(w)
+			st.offer(w, false)
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
 			if err := w.Context().Err(); err != nil {
@@ -140,61 +162,22 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 			}
 		}
 		top := &st.frames[len(st.frames)-1]
-		if top.lo < top.hi {
-			c := st.kids[top.lo]
-			var zero N
-			st.kids[top.lo] = zero // the buffer keeps no entered child reachable
-			top.lo++
-			if r, leaf := st.enter(c); leaf {
-				ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
-			}
-			continue
-		}
-		if p := top.pubs; p != nil {
-			top.pubs = p.next
-			if p.nodes != nil { // a range of children
-				if p.results == nil {
-					// The held tail of a streamed listing, never pushed
-					// (endStream): its children are the last of the
-					// frame's segment, so they become its own range again.
-					top.held = false
-					p.claim.Store(true)
-					ops.pubOver()
-					top.hi = len(st.kids)
-					top.lo = top.hi - len(p.nodes)
-					continue
-				}
-				if p.claim.CompareAndSwap(false, true) {
-					ops.pubOver()
-					p.runRange(w) // nobody took it: fold the range here
-				} else {
-					w.Wait(&p.done)
-					if p.failed.Load() {
-						w.Abort(nil)
-					}
-				}
-				for i, r := range p.results {
-					ops.Accumulate(&top.h, r)
-					p.results[i] = *new(R)
+		if top.pubs == nil {
+			if top.lo < top.hi {
+				c := st.kids[top.lo]
+				var zero N
+				st.kids[top.lo] = zero // the buffer keeps no entered child reachable
+				top.lo++
+				if r, leaf := st.enter(c, top.lo-1); leaf {
+					st.ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
 				}
 				continue
 			}
-			if p.claim.CompareAndSwap(false, true) {
-				ops.pubOver()
-				// Nobody took it: an own child after all.
-				if r, leaf := st.enter(p.node); leaf {
-					ops.Accumulate(&top.h, r)
-				}
-				continue
-			}
-			w.Wait(&p.done)
-			if p.failed.Load() {
-				w.Abort(nil) // the thief's failure is recorded by its boundary
-			}
-			ops.Accumulate(&top.h, p.res)
+		} else if st.step(w, top) {
 			continue
 		}
-		r := ops.Finalize(&top.h)
+		r := st.ops.Finalize(&top.h)
+		idx := top.idx
 		n := len(st.frames) - 1
 		if top.ranged {
 			// A range pub read its children in place (its runner may be
@@ -211,8 +194,160 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 			ok = true
 			return r
 		}
-		ops.Accumulate(&st.frames[n-1].h, r)
+		st.deliver(&st.frames[n-1], idx, r)
 	}
+}
+
+// deliver hands the result r of the child at position c to its parent's
+// frame f: accumulated at once if every child before it is, else kept in
+// the frame's res until they are (see flush).
+func (st *state[N, H, R]) deliver(f *frame[N, H, R], c int, r R) {
+	ps := f.pubs
+	if ps == nil || ps.behind == nil {
+		st.ops.Accumulate(&f.h, r)
+		return
+	}
+	if c == ps.acc {
+		st.ops.Accumulate(&f.h, r)
+		ps.acc++
+		return
+	}
+	if ps.res == nil {
+		ps.res = make([]R, ps.end-f.base)
+	}
+	ps.res[c-f.base] = r
+}
+
+// step is one step of the walk on the top frame f once it has published
+// children: accumulate what is ready in order, then walk the next own
+// child, or turn to the next ahead pub, or take back or wait for the first
+// pub behind. It reports false when the frame has nothing left: every
+// child is accumulated.
+func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
+	ps := f.pubs
+	if ps.behind != nil {
+		st.flush(w, f)
+	}
+	if ps.behind == nil && ps.ahead == nil {
+		f.pubs = nil // back to the plain walk
+		return f.lo < f.hi
+	}
+	if f.lo < f.hi {
+		c := st.kids[f.lo]
+		var zero N
+		st.kids[f.lo] = zero
+		f.lo++
+		if r, leaf := st.enter(c, f.lo-1); leaf {
+			st.deliver(f, f.lo-1, r) // no frame was pushed: f is valid
+		}
+		return true
+	}
+	if p := ps.ahead; p != nil {
+		ps.ahead = p.next
+		p.next = nil
+		switch {
+		case p == ps.held: // never pushed: the frame's own children again
+			ps.held = nil
+			p.claim.Store(true)
+			st.ops.pubOver()
+			f.lo, f.hi = p.first, p.end
+		case p.claim.CompareAndSwap(false, true): // nobody took it: the same
+			st.ops.pubOver()
+			f.lo, f.hi = p.first, p.end
+		default: // a thief has it: every child before it is accumulated
+			st.putBehind(ps, p, p.first)
+		}
+		if top := len(st.frames) - 1; st.low > top {
+			st.low = top // the frame may have unstarted children again
+		}
+		return true
+	}
+	// flush stopped at the first pub behind: acc == p.first, and p is
+	// not done.
+	p := ps.behind
+	if p.claim.CompareAndSwap(false, true) {
+		st.ops.pubOver()
+		if p.nodes != nil { // nobody took the range: fold it here
+			p.runRange(w)
+			for i, r := range p.results {
+				st.ops.Accumulate(&f.h, r)
+				p.results[i] = *new(R)
+			}
+			ps.acc = p.end // flush drops p, then goes on in order
+			return true
+		}
+		// Nobody took the child: walk it like an own child, at the
+		// front. p stays first behind until its result is delivered
+		// (acc reaches p.end), so later results keep waiting.
+		c := p.node
+		p.node = *new(N)
+		if r, leaf := st.enter(c, p.first); leaf {
+			st.deliver(f, p.first, r)
+		}
+		return true
+	}
+	w.Wait(&p.done)
+	if p.failed.Load() {
+		w.Abort(nil) // the thief's failure is recorded by its boundary
+	}
+	return true
+}
+
+// flush accumulates, in child order, every result of the top frame f that
+// is ready: own results kept in res, and pubs behind that a thief finished.
+// It stops at the first pub that is not done.
+func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
+	ps := f.pubs
+	for {
+		p := ps.behind
+		lim := f.lo // no child of f is being walked: all before lo are done
+		if p != nil {
+			lim = p.first
+		}
+		for ; ps.acc < lim; ps.acc++ {
+			i := ps.acc - f.base
+			st.ops.Accumulate(&f.h, ps.res[i])
+			ps.res[i] = *new(R)
+		}
+		if p == nil {
+			return
+		}
+		if ps.acc < p.end { // not walked here (see step)
+			if !p.done.Done() {
+				return
+			}
+			if p.failed.Load() {
+				w.Abort(nil)
+			}
+			if p.nodes != nil {
+				for i, r := range p.results {
+					st.ops.Accumulate(&f.h, r)
+					p.results[i] = *new(R)
+				}
+			} else {
+				st.ops.Accumulate(&f.h, p.res)
+				p.res = *new(R)
+			}
+			ps.acc = p.end
+		}
+		ps.behind = p.next
+		if ps.behind == nil {
+			ps.btail = nil
+		}
+	}
+}
+
+// putBehind appends p to the pubs behind; acc is the first child not
+// accumulated if there were none.
+func (st *state[N, H, R]) putBehind(ps *pubs[N, H, R], p *pub[N, H, R], acc int) {
+	p.next = nil
+	if ps.behind == nil {
+		ps.behind = p
+		ps.acc = acc
+	} else {
+		ps.btail.next = p
+	}
+	ps.btail = p
 }
 
 // States are reused: each participant keeps a stack of free states per
@@ -278,13 +413,14 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	ss.free = append(ss.free, st)
 }
 
-// enter starts node n: Init, then its children into the buffer, then a
-// frame on top. A leaf gets no frame: it is finalised at once and its
-// result returned with leaf true, for the caller to accumulate.
-func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
+// enter starts node n, the child at position idx of the top frame (-1 for
+// the walk's root): Init, then its children into the buffer, then a frame
+// on top. A leaf gets no frame: it is finalised at once and its result
+// returned with leaf true, for the caller to deliver.
+func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	h := st.ops.Init(n)
 	base := len(st.kids)
-	st.listing, st.unshared = base, base+1
+	st.entering, st.listing, st.unshared = idx, base, base+1
 	st.ops.Children(n, st.yield)
 	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
@@ -295,7 +431,7 @@ func (st *state[N, H, R]) enter(n N) (r R, leaf bool) {
 		st.leaf = zero
 		return r, true
 	}
-	f := frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids)}
+	f := frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids), idx: idx}
 	if st.streamed != nil {
 		st.endStream(&f)
 	}
@@ -315,22 +451,23 @@ const streamEvery = 8
 
 // stream answers a request for work that arrives while a node's children
 // are being listed (the yield function looks every streamEvery children).
-// An older frame's unvisited child is the bigger piece of work, so offer
-// gets the first chance; if no frame has one, the children listed and not
-// yet published (never the first) are published at once, so that a thief
-// can start on them while the listing goes on: a slow children function
-// (a directory being read) is walked in parallel with its own listing. The
-// first child stays with the owner, which walks it once the listing ends.
+// An older frame's unstarted child comes first in the walk's order, so
+// offer gets the first chance; if no frame has one, the first of the
+// children listed and not yet published (never the first child) are
+// published at once, so that a thief can start on them while the listing
+// goes on: a slow children function (a directory being read) is walked in
+// parallel with its own listing. The first child stays with the owner,
+// which walks it once the listing ends.
 //
 // The children yielded afterwards follow the published ones in child
 // order, so they cannot join the frame's own range, which precedes its
 // pubs: they go to later pubs (see endStream).
 func (st *state[N, H, R]) stream() {
 	w := st.w
-	if st.offer(w) || len(st.kids) <= st.unshared {
+	if st.offer(w, true) || len(st.kids) <= st.unshared {
 		return
 	}
-	p := st.share(false)
+	p := st.share(st.unshared+dealSize(len(st.kids)-st.unshared), false)
 	if st.lastStreamed == nil {
 		st.streamed = p
 	} else {
@@ -340,57 +477,70 @@ func (st *state[N, H, R]) stream() {
 	w.Push(&p.task)
 }
 
-// share makes a pub of the children listed since the last one, which it
-// reads in place: the buffer below its end is not written again until the
-// frame is popped (it only grows meanwhile; if it is reallocated, the pub
-// keeps reading the old array, whose values are the same). The pub counts
-// in pending from now on. A held tail (see endStream) is always a range,
-// and gets its results slice only if it is pushed: a range pub with no
-// results is a held tail.
-func (st *state[N, H, R]) share(held bool) *pub[N, H, R] {
-	lo, hi := st.unshared, len(st.kids)
-	st.unshared = hi
+// share makes a pub of the listed children from the first one not
+// published to end, which it reads in place: the buffer below its end is
+// not written again until the frame is popped (it only grows meanwhile; if
+// it is reallocated, the pub keeps reading the old array, whose values are
+// the same). The pub counts in pending from now on. A held tail (see
+// endStream) is always a range, and gets its results slice only if it is
+// pushed: a range pub with no results is a held tail.
+func (st *state[N, H, R]) share(end int, held bool) *pub[N, H, R] {
+	lo := st.unshared
+	st.unshared = end
 	var p *pub[N, H, R]
 	switch {
 	case held: // a range even of one child: results nil marks it held
-		p = &pub[N, H, R]{ops: st.ops, nodes: st.kids[lo:hi:hi]}
+		p = &pub[N, H, R]{ops: st.ops, nodes: st.kids[lo:end:end]}
 		p.task.Init(runPub[N, H, R])
-	case hi-lo == 1:
+	case end-lo == 1:
 		p = &pub[N, H, R]{ops: st.ops, node: st.kids[lo]}
 		p.task.Init(runPub[N, H, R])
 	default:
-		p = newRangePub(st.ops, st.kids[lo:hi:hi], nil)
+		p = newRangePub(st.ops, st.kids[lo:end:end], nil)
 	}
+	p.first, p.end = lo, end
 	st.ops.pending.Add(1)
 	return p
 }
 
 // endStream sets up the frame f of a node whose listing published some of
-// its children: its own range is the first child alone; its pubs are the
-// streamed ones, in order, then a tail of the children yielded after the
-// last publication. The tail is held, not pushed: it is the frame's last
-// unvisited work, offer pushes it if someone asks, and if nobody has by
-// the time the owner gets to it, the owner walks it as its own range (see
-// run). The pubs read their children in place, so the frame is marked
-// ranged: its owner clears them at pop.
+// its children: its own range is the first child alone; its ahead pubs are
+// the streamed ones, in order, then a tail of the children not published.
+// The tail is held, not pushed: it is the frame's last unstarted work,
+// which offer deals from if someone asks, and if nobody has by the time
+// the owner gets to it, the owner walks it as its own range (see step).
+// The pubs read their children in place, so the frame is marked ranged:
+// its owner clears them at pop.
 func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
+	ps := &pubs[N, H, R]{ahead: st.streamed, end: len(st.kids)}
 	if len(st.kids) > st.unshared {
-		st.lastStreamed.next = st.share(true)
-		f.held = true
+		ps.held = st.share(len(st.kids), true)
+		st.lastStreamed.next = ps.held
 	}
 	f.hi = f.base + 1
-	f.pubs = st.streamed
+	f.pubs = ps
 	f.ranged = true
 	st.streamed, st.lastStreamed = nil, nil
 }
 
-// offer publishes the last unvisited child of the oldest frame that has
-// one (for the top frame, only if it has two or more: the next one is
-// about to be visited anyway), and reports whether it found one.
-func (st *state[N, H, R]) offer(w *forkjoin.Worker) bool {
+// offer publishes the first unstarted children of the oldest frame that has
+// some (for the top frame, only if it has two or more: the next one is
+// about to be visited anyway, unless inChild says that the top frame's
+// child is being listed), and reports whether it found any.
+//
+// Children are dealt from the front, in child order: the oldest frame's
+// results are accumulated in child order, so whatever a thief is given
+// right after the child the owner is walking can be accumulated as soon as
+// both are done, while the owner goes on with the next ones (their results
+// wait in the frame's res meanwhile). Dealing from the back would leave the
+// accumulation of everything the thieves made for the very end, one result
+// after another, once the owner's own part is done. One child is dealt at
+// a time unless many are left (a wide node): then an eighth of them, as
+// one range, which its taker may split again (see dealSize).
+func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 	top := len(st.frames) - 1
 	i := st.low
-	for i <= top && st.frames[i].lo >= st.frames[i].hi && !st.frames[i].held {
+	for i <= top && st.frames[i].lo >= st.frames[i].hi && (st.frames[i].pubs == nil || st.frames[i].pubs.held == nil) {
 		i++
 	}
 	st.low = i
@@ -398,45 +548,92 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker) bool {
 		return false
 	}
 	f := &st.frames[i]
+	ps := f.pubs
 	left := f.hi - f.lo
-	if f.held {
-		left++
+	if ps != nil && ps.held != nil {
+		left += len(ps.held.nodes)
 	}
-	if i == top && left < 2 {
+	if i == top && !inChild && left < 2 {
 		return false
 	}
-	if f.held { // the frame's last unvisited work: push it now
-		f.held = false
-		t := f.pubs
-		for t.next != nil {
-			t = t.next
-		}
-		t.results = make([]R, len(t.nodes)) // it is a range now
-		w.Push(&t.task)
-		return true
-	}
 	var p *pub[N, H, R]
-	if n := f.hi - f.lo; n >= rangeMin {
-		// Many children left (a wide node): give away the upper half as
-		// one range, which its taker may split again.
-		mid := f.lo + n/2
-		p = newRangePub(st.ops, st.kids[mid:f.hi:f.hi], nil)
-		f.hi = mid
-		f.ranged = true
+	if f.lo < f.hi {
+		if ps == nil {
+			ps = &pubs[N, H, R]{end: f.hi}
+			f.pubs = ps
+		}
+		first := f.lo
+		k := dealSize(f.hi - first)
+		if k == 1 {
+			p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
+			var zero N
+			st.kids[first] = zero
+			p.task.Init(runPub[N, H, R])
+		} else {
+			p = newRangePub(st.ops, st.kids[first:first+k:first+k], nil)
+			f.ranged = true
+		}
+		p.first, p.end = first, first+k
+		f.lo += k
+		// The first child not accumulated, if no pub is behind: the
+		// frame's child being walked, if there is one, else this one.
+		acc := first
+		if i < top {
+			acc = st.frames[i+1].idx
+		} else if inChild {
+			acc = st.entering
+		}
+		st.putBehind(ps, p, acc)
 	} else {
-		f.hi--
-		p = &pub[N, H, R]{ops: st.ops, node: st.kids[f.hi]}
-		var zero N
-		st.kids[f.hi] = zero
-		p.task.Init(runPub[N, H, R])
+		// The held tail: deal its first children as a pub of their own,
+		// just before it among the ahead pubs, or push it whole.
+		t := ps.held
+		n := len(t.nodes)
+		k := dealSize(n)
+		if k == n {
+			ps.held = nil
+			t.results = make([]R, n) // a range now
+			w.Push(&t.task)          // it counts in pending since share
+			return true
+		}
+		if k == 1 {
+			p = &pub[N, H, R]{ops: st.ops, node: t.nodes[0]}
+			p.task.Init(runPub[N, H, R])
+		} else {
+			p = newRangePub(st.ops, t.nodes[:k:k], nil)
+		}
+		p.first, p.end = t.first, t.first+k
+		t.nodes = t.nodes[k:]
+		t.first += k
+		p.next = t
+		if ps.ahead == t {
+			ps.ahead = p
+		} else {
+			q := ps.ahead
+			for q.next != t {
+				q = q.next
+			}
+			q.next = p
+		}
 	}
 	st.ops.pending.Add(1)
-	// Published children of one frame are taken from the end of its range,
-	// so each new one precedes all earlier ones: prepend.
-	p.next = f.pubs
-	f.pubs = p
 	w.Push(&p.task)
 	return true
+}
+
+// rangeMin is the number of unstarted children from which offer deals a
+// range rather than a single child, and dealDiv the part of them it deals.
+const (
+	rangeMin = 16
+	dealDiv  = 8
+)
+
+// dealSize is how many of n unstarted children offer deals at once.
+func dealSize(n int) int {
+	if n < rangeMin {
+		return 1
+	}
+	return n / dealDiv
 }
 
 // runPub is a pub's task: walk the child on this worker, unless its owner
@@ -464,10 +661,6 @@ func runPub[N, H, R any](w *forkjoin.Worker, t *forkjoin.Task) {
 	}
 	ok = true
 }
-
-// rangeMin is the number of unvisited children from which offer gives
-// away half of them as one range rather than a single child.
-const rangeMin = 4
 
 // newRangePub makes a range pub of nodes whose results go to results (a
 // new slice if nil).
@@ -538,17 +731,19 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 // thieves may still read the children it holds.
 func (st *state[N, H, R]) abandon(w *forkjoin.Worker) {
 	w.Cancel(nil)
-	for p := st.streamed; p != nil; p = p.next { // a listing that did not end
-		if p.claim.CompareAndSwap(false, true) {
-			st.ops.pubOver()
-		}
-	}
-	st.streamed, st.lastStreamed = nil, nil
-	for i := range st.frames {
-		for p := st.frames[i].pubs; p != nil; p = p.next {
+	takeBack := func(list *pub[N, H, R]) {
+		for p := list; p != nil; p = p.next {
 			if p.claim.CompareAndSwap(false, true) {
 				st.ops.pubOver()
 			}
+		}
+	}
+	takeBack(st.streamed) // a listing that did not end
+	st.streamed, st.lastStreamed = nil, nil
+	for i := range st.frames {
+		if ps := st.frames[i].pubs; ps != nil {
+			takeBack(ps.behind)
+			takeBack(ps.ahead)
 		}
 		st.frames[i] = frame[N, H, R]{}
 	}
