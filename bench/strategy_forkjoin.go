@@ -34,14 +34,22 @@ var (
 	fjSort    *forkjoin.Fork[sortArg, struct{}]
 )
 
-// fjSum is tree-sum with a Future per node: the right half is forked, the
-// left half is a direct call.
+// fjSum is tree-sum with a Future per node: the right child is forked, the
+// left one is a direct call. Like treeSumSeq it does not descend into
+// missing children, so both make one call per node (forking the nil
+// children of the leaves too would double the calls).
 func fjSum(w *forkjoin.Worker, n *Node) int64 {
-	if n == nil {
-		return 0
+	if n.Right == nil {
+		if n.Left == nil {
+			return n.Value
+		}
+		return n.Value + fjSum(w, n.Left)
 	}
 	right := fjTreeSum.Fork(w, n.Right)
-	left := fjSum(w, n.Left)
+	var left int64
+	if n.Left != nil {
+		left = fjSum(w, n.Left)
+	}
 	return n.Value + left + right.Join(w)
 }
 
@@ -76,6 +84,9 @@ func init() {
 		Desc:   "forkjoin's typed fork (Fork/Future.Join, Fork.Join): no allocation per fork; For for task batches",
 		Open:   openPool,
 		TreeSum: func(env *Env, root *Node) int64 {
+			if root == nil {
+				return 0 // (fjSum, like treeSumSeq, takes a node)
+			}
 			var s int64
 			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { s = fjTreeSum.Call(w, root) })
 			return s
