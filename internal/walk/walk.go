@@ -269,10 +269,7 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		st.ops.pubOver()
 		if p.nodes != nil { // nobody took the range: fold it here
 			p.runRange(w)
-			for i, r := range p.results {
-				st.ops.Accumulate(&f.h, r)
-				p.results[i] = *new(R)
-			}
+			st.accumulateRange(f, p)
 			ps.acc = p.end // flush drops p, then goes on in order
 			return true
 		}
@@ -320,10 +317,7 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 				w.Abort(nil)
 			}
 			if p.nodes != nil {
-				for i, r := range p.results {
-					st.ops.Accumulate(&f.h, r)
-					p.results[i] = *new(R)
-				}
+				st.accumulateRange(f, p)
 			} else {
 				st.ops.Accumulate(&f.h, p.res)
 				p.res = *new(R)
@@ -334,6 +328,15 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 		if ps.behind == nil {
 			ps.btail = nil
 		}
+	}
+}
+
+// accumulateRange accumulates the results of the range pub p into f's heap,
+// in order, and clears them (the pub may outlive the frame).
+func (st *state[N, H, R]) accumulateRange(f *frame[N, H, R], p *pub[N, H, R]) {
+	for i, r := range p.results {
+		st.ops.Accumulate(&f.h, r)
+		p.results[i] = *new(R)
 	}
 }
 
