@@ -97,6 +97,16 @@ func (w *Worker) Push(t *Task) {
 	t.st.hdr.state.Store(taskPending)
 	w.dq.push(&t.st.hdr)
 	w.standing = false // a standing request is answered
+	if w.armed {
+		// Take the flag down now rather than at the next look, which
+		// may be a long callback away: a thief that finishes this task
+		// first finds the flag up and asks again.
+		w.armed = false
+		w.clearAsked()
+		if w.run.cancelled.Load() {
+			w.ask() // the cancellation's request is not ours to take
+		}
+	}
 	w.sched.wakeCheck()
 }
 
@@ -207,11 +217,14 @@ func (w *Worker) WorkRequested() bool {
 // every later look comes here, and reports true until a Push answers it.
 // While it stands, a look costs a few loads and no atomic write: walks
 // along a chain, with nothing to give, look at every node. Cancellation
-// sets the poll flag too, so an armed look checks the run itself. A flag the
-// worker armed, found after a publication (standing cleared), is dropped:
-// the heartbeat takes it and the look reports false. A thief's request
-// that arrived meanwhile is taken with it; the publication woke a sleeping
-// participant anyway (wakeCheck), and a searching thief asks again.
+// sets the poll flag too, so an armed look checks the run itself.
+//
+// The Push that answers the request takes the flag down at once (Push),
+// not at the next look: a thief asks only while the flag is up, so a thief
+// that took the pushed task and finished it before the owner's next look
+// (which may be a long callback away in a walk) would otherwise find the
+// flag down, not ask, and give up. So armed implies standing: Push and the
+// heartbeat disarm.
 //
 //go:noinline
 func (w *Worker) requested() bool {
@@ -219,11 +232,7 @@ func (w *Worker) requested() bool {
 		if w.run.cancelled.Load() {
 			w.heartbeat() // unwinds
 		}
-		if w.standing {
-			return true
-		}
-		w.heartbeat() // clears the poll flag and armed
-		return false
+		return true // standing
 	}
 	w.standing = true
 	w.heartbeat()

@@ -3,6 +3,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,4 +199,59 @@ func TestWorkRequestStands(t *testing.T) {
 			t.Fatalf("round %d: look %d: the run's first request was dropped unanswered", round, dropped)
 		}
 	}
+}
+
+// TestWorkRequestAfterPush: a thief that took the task a Push answered a
+// request with, and finished it before the owner looked again, asks again
+// and the owner's next look reports it. (The Push used to leave the poll
+// flag down until that look, which then took it as the old, answered
+// request: the thief, finding the flag down, did not ask, and parked while
+// the owner, in a walk's long callbacks, had work for it.)
+func TestWorkRequestAfterPush(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	thiefRounds := 0
+	for round := 0; round < 200 && thiefRounds < 20; round++ {
+		Run(p, func(w *Worker) {
+			if !w.WorkRequested() {
+				t.Fatalf("round %d: the run's first request was not reported", round)
+			}
+			var ran Completion
+			var byThief bool
+			var task Task
+			task.Init(func(tw *Worker, _ *Task) { byThief = tw != w; ran.Complete() })
+			w.Push(&task)
+			// Leave the task to the other worker for a while (it may be
+			// asleep: a wake-up takes ~0.1 ms), then help. Either way no
+			// look at requests meanwhile.
+			for start := time.Now(); !ran.Done() && time.Since(start) < 5*time.Millisecond; {
+				runtime.Gosched()
+			}
+			w.Wait(&ran)
+			if !byThief {
+				return // the owner ran it: nobody to ask
+			}
+			thiefRounds++
+			// The thief searches after its task and finds nothing: it asks.
+			deadline := time.Now().Add(10 * time.Second)
+			for !w.asked() {
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: the thief never asked for work after the pushed task", round)
+				}
+			}
+			if !w.WorkRequested() {
+				t.Fatalf("round %d: the thief's request after the pushed task was lost", round)
+			}
+			var again Task
+			var ran2 Completion
+			again.Init(func(*Worker, *Task) { ran2.Complete() })
+			w.Push(&again)
+			w.Wait(&ran2)
+		})
+	}
+	if thiefRounds == 0 {
+		t.Fatal("no round had its pushed task taken by the other worker")
+	}
+	t.Logf("%d rounds with a thief", thiefRounds)
 }
