@@ -25,7 +25,13 @@
 // any (the oldest frame holds the biggest pieces of work): one child, or,
 // for a frame with 16 or more left, an eighth of them as one range. The
 // dealt children go into a "pub" record, pushed to the worker's deque, and
-// the frame's own range moves past them.
+// the frame's own range moves past them. When the top frame is the one
+// to deal from, its owner first enters the next child itself (answer):
+// the thief gets the children after it, and the owner goes on in child
+// order rather than with the younger siblings of a child it gave away. If
+// that child was a leaf, the owner looks again at once. A thief that
+// finished what it was just given asks while the owner is in the leaf's
+// callbacks, and the loop's own next look would come one child later.
 //
 // Dealing from the front is what keeps accumulation flowing. A frame's
 // children are, in order: those accumulated; then the "behind" zone, the

@@ -154,7 +154,7 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 	}
 	for {
 		if w.WorkRequested() {
-			st.offer(w, false)
+			st.answer(w)
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
 			if err := w.Context().Err(); err != nil {
@@ -195,6 +195,40 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 			return r
 		}
 		st.deliver(&st.frames[n-1], idx, r)
+	}
+}
+
+// answer answers a request for work at the top of the walk's loop. If the
+// top frame has two unstarted children or more, the owner enters the first
+// itself, and offer counts it as being walked: a thief gets the children
+// after it (or an older frame's), and the owner goes on in child order, not
+// with the younger siblings of a child it gave away. If that child is a
+// leaf, answer looks again: a thief that finished what it was just given
+// asks while the owner is in the leaf's callbacks, and the loop's next
+// look would come only after the next child. The loop goes on from the
+// new top, as after any step.
+func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
+	for {
+		f := &st.frames[len(st.frames)-1]
+		if f.hi-f.lo < 2 { // no child of f to deal after the next
+			st.offer(w, false)
+			return
+		}
+		c := st.kids[f.lo]
+		var zero N
+		st.kids[f.lo] = zero
+		f.lo++
+		idx := f.lo - 1
+		st.entering = idx
+		st.offer(w, true)
+		r, leaf := st.enter(c, idx)
+		if !leaf {
+			return
+		}
+		st.deliver(f, idx, r) // no frame was pushed: f is valid
+		if !w.WorkRequested() {
+			return
+		}
 	}
 }
 
