@@ -98,7 +98,10 @@ type pubs[N, H, R any] struct {
 	ahead         *pub[N, H, R] // pubs from hi on, in order
 	held          *pub[N, H, R] // the last of ahead if it is a held tail (see endStream)
 	end           int           // the end of the frame's children in kids
-	res           []R           // own results behind a pub, by position - base
+	// res holds own results behind a pub, res[i] for the child at
+	// position resLo+i (see growRes); resLo <= acc.
+	res   []R
+	resLo int
 }
 
 type state[N, H, R any] struct {
@@ -246,10 +249,22 @@ func (st *state[N, H, R]) deliver(f *frame[N, H, R], c int, r R) {
 		ps.acc++
 		return
 	}
-	if ps.res == nil {
-		ps.res = make([]R, ps.end-f.base)
+	if c-ps.resLo >= len(ps.res) {
+		ps.growRes(c)
 	}
-	ps.res[c-f.base] = r
+	ps.res[c-ps.resLo] = r
+}
+
+// growRes makes res cover the children from acc to c at least. It holds
+// only the results that wait, not one slot per child of the node: on a
+// node of 10^5 children it stays at the size of what a thief holds up.
+func (ps *pubs[N, H, R]) growRes(c int) {
+	n := min(max(2*(c-ps.acc+1), 16), ps.end-ps.acc)
+	res := make([]R, n)
+	if off := ps.acc - ps.resLo; ps.res != nil && off < len(ps.res) {
+		copy(res, ps.res[off:]) // the results still waiting
+	}
+	ps.res, ps.resLo = res, ps.acc
 }
 
 // step is one step of the walk on the top frame f once it has published
@@ -336,7 +351,7 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 			lim = p.first
 		}
 		for ; ps.acc < lim; ps.acc++ {
-			i := ps.acc - f.base
+			i := ps.acc - ps.resLo
 			st.ops.Accumulate(&f.h, ps.res[i])
 			ps.res[i] = *new(R)
 		}
