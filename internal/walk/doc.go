@@ -36,8 +36,10 @@
 // Dealing from the front is what keeps accumulation flowing. A frame's
 // children are, in order: those accumulated; then the "behind" zone, the
 // pubs dealt so far and the results of own children walked after them,
-// which wait in the frame's res slice; then the frame's own unstarted
-// range; then the "ahead" pubs made while the node's children were still
+// which wait in the frame's res window (it starts at the first child not
+// yet accumulated and is only as long as the results that wait); then the
+// frame's own unstarted range; then the "ahead" pubs made while the
+// node's children were still
 // being listed (see stream). Whenever the owner finishes a child it
 // accumulates, in child order, every result that is ready — its own and
 // those of pubs a thief has finished — up to the first pub not done. So
