@@ -39,14 +39,13 @@
 // which wait in the frame's res window (it starts at the first child not
 // yet accumulated and is only as long as the results that wait); then the
 // frame's own unstarted range; then the "ahead" pubs made while the
-// node's children were still
-// being listed (see stream). Whenever the owner finishes a child it
-// accumulates, in child order, every result that is ready — its own and
-// those of pubs a thief has finished — up to the first pub not done. So
-// the results of what thieves took are folded in while the owner goes on
-// with its own children, not all at the end: on a node whose Accumulate is
-// the expensive part (hylic's aggr), dealing from the back left that whole
-// serial tail for the very end.
+// node's children were still being listed (see stream). Whenever the
+// owner finishes a child it accumulates, in child order, every result
+// that is ready — its own and those of pubs a thief has finished — up to
+// the first pub not done. So the results of what thieves took are folded
+// in while the owner goes on with its own children, not all at the end:
+// on a node whose Accumulate is the expensive part (hylic's aggr),
+// dealing from the back left that whole serial tail for the very end.
 //
 // Each pub is claimed exactly once with a CAS: by a thief that took the
 // task, which walks the child's subtree (or the range, child by child) on
