@@ -239,6 +239,7 @@ func TestWorkRequestAfterPush(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("round %d: the thief never asked for work after the pushed task", round)
 				}
+				runtime.Gosched()
 			}
 			if !w.WorkRequested() {
 				t.Fatalf("round %d: the thief's request after the pushed task was lost", round)
