@@ -1,7 +1,9 @@
 package fold_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -68,3 +70,56 @@ func BenchmarkCell(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkColdRun is fold.Run on an idle pool: before each run the
+// benchmark sleeps (untimed) long enough for the worker to stop searching
+// and park, so every run pays for waking it, as a program pays that runs a
+// fold now and then, and as the bench program's samples of one run do.
+// The shape is the bench program's noop row: bf 8, 10^5 nodes, an implicit
+// tree. Cold runs are bimodal on virtual machines (docs/BENCHMARKS.md,
+// Folds), so the median run is reported beside the mean.
+func BenchmarkColdRun(b *testing.B) {
+	const bf, n = 8, 100_000
+	children := func(x int, yield func(int) bool) {
+		for k := x*bf + 1; k <= x*bf+bf && k < n; k++ {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+	f := fold.New(
+		func(x int) uint64 { return uint64(x) },
+		func(h *uint64, r uint64) { *h = (*h<<7 | *h>>57 ^ r) * 0x100000001b3 },
+		func(h *uint64) uint64 { return *h },
+	)
+	want := fold.Seq(f, children, 0)
+	b.Run("seq", func(b *testing.B) {
+		for range b.N {
+			fold.Seq(f, children, 0)
+		}
+	})
+	b.Run("run-p2", func(b *testing.B) {
+		pool.With(2, func(p *pool.Pool) {
+			fold.Run(p, f, children, 0) // start the worker
+			runs := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				time.Sleep(idleGap) // the worker parks: not a synchronisation
+				b.StartTimer()
+				t0 := time.Now()
+				if fold.Run(p, f, children, 0) != want {
+					b.Fatal("Run differs from Seq")
+				}
+				runs = append(runs, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(runs)
+			b.ReportMetric(float64(runs[len(runs)/2].Nanoseconds()), "median-ns/run")
+		})
+	})
+}
+
+// idleGap is the pause before each of BenchmarkColdRun's runs: well over
+// the 100 µs a worker searches before it parks.
+const idleGap = 3 * time.Millisecond

@@ -395,7 +395,19 @@ func (w *Worker) serve() {
 // reschedule), more than the gap between the runs of a program that starts
 // one run after another; searching a little longer keeps the worker there
 // for the next one. It yields its processor every 8 rounds, so a spinning
-// worker never keeps a runnable goroutine waiting.
+// worker never keeps a runnable goroutine waiting, and its thread every 64
+// (osYield), so it never keeps a runnable thread waiting either.
+//
+// The second yield is for the operating system's placement of threads. The
+// Go runtime runs a woken worker on whichever thread it wakes, and Linux
+// may queue that thread on the processor of the thread that woke it, the
+// one running the owner of the work, while the other processor stays idle
+// (seen on the 2-core VM of docs/BENCHMARKS.md in most wake-ups that follow
+// an idle gap). The two threads then share one processor, and a thief that
+// spins there for searchFor takes it from the owner it waits for: runs took
+// up to 2.2× as long as the owner alone. A sched_yield lets the owner's
+// thread run instead; elsewhere it costs a system call every few
+// microseconds of a search that found nothing.
 func (w *Worker) search() *task {
 	var start time.Time
 	for i := 0; ; i++ {
@@ -411,6 +423,9 @@ func (w *Worker) search() *task {
 				}
 			}
 			runtime.Gosched()
+			if i%64 == 63 {
+				osYield()
+			}
 		}
 	}
 }
