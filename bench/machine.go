@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
@@ -39,6 +40,13 @@ type Machine struct {
 	// CeilingEnd is the 2-core ceiling measured again after the last
 	// workload: far from Ceiling, the machine's load changed during the run.
 	CeilingEnd float64 `json:"ceiling_2_end,omitempty"`
+
+	// WakeUs are the quantiles (10%, 50%, 90%) in microseconds of the time
+	// a parked goroutine takes to start running after a busy goroutine
+	// wakes it, when the process was idle just before (see wakeLatency).
+	// Every pool pays it at the start of a run that follows a pause; a
+	// strategy's samples of a single run each include it.
+	WakeUs []float64 `json:"wake_us,omitempty"`
 }
 
 var spinSink uint64
@@ -120,6 +128,48 @@ func (m *Machine) measureCeiling(loop time.Duration) {
 	}
 }
 
+// wakeLatency measures how long a parked goroutine takes to run after a
+// busy goroutine wakes it, when the whole process was idle for a moment
+// before: tries times, sleep 2 ms, wake it through a channel, spin until
+// it reports (giving up after 20 ms). This is the operating system's and
+// the Go scheduler's cost, not any strategy's: on a virtual machine it can
+// be a millisecond or more, when the woken thread is queued behind the
+// busy one instead of on the idle processor (docs/BENCHMARKS.md, "Cold
+// runs"). It returns the 10%, 50% and 90% quantiles in microseconds.
+func wakeLatency(tries int) []float64 {
+	wake := make(chan struct{})
+	var started atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range wake {
+			started.Store(time.Now().UnixNano())
+		}
+	}()
+	us := make([]float64, 0, tries)
+	for range tries {
+		time.Sleep(2 * time.Millisecond)
+		started.Store(0)
+		t0 := time.Now()
+		wake <- struct{}{}
+		x := uint64(t0.UnixNano())
+		for started.Load() == 0 && time.Since(t0) < 20*time.Millisecond {
+			x = spin(x, 100) // busy: this goroutine never yields
+		}
+		spinSink += x
+		d := 20 * time.Millisecond
+		if s := started.Load(); s != 0 {
+			d = time.Duration(s - t0.UnixNano())
+		}
+		us = append(us, float64(d.Nanoseconds())/1e3)
+	}
+	close(wake)
+	<-done
+	sort.Float64s(us)
+	q := func(f float64) float64 { return us[int(f*float64(len(us)-1))] }
+	return []float64{q(0.1), q(0.5), q(0.9)}
+}
+
 // ceilingAgain measures the 2-core ceiling once more (after the workloads).
 func (m *Machine) ceilingAgain(loop time.Duration) {
 	k := max(1, int(float64(loop.Nanoseconds())/m.NsPerIter))
@@ -144,7 +194,12 @@ func (m *Machine) print(w io.Writer, cfg *Config) {
 	if m.CeilingP > 0 {
 		fmt.Fprintf(w, "; %d-core ceiling %.2f×", m.P, m.CeilingP)
 	}
-	fmt.Fprintf(w, "\nLCG iteration: %.2f ns\n\n", m.NsPerIter)
+	fmt.Fprintf(w, "\nLCG iteration: %.2f ns\n", m.NsPerIter)
+	if len(m.WakeUs) == 3 {
+		fmt.Fprintf(w, "wake-up after a pause: %.0f µs median (10%%: %.0f, 90%%: %.0f; a parked goroutine woken by a busy one; every pool pays it when a run follows a pause)\n",
+			m.WakeUs[1], m.WakeUs[0], m.WakeUs[2])
+	}
+	fmt.Fprintln(w)
 }
 
 func fmtFloats(fs []float64) string {

@@ -218,6 +218,8 @@ func run(cfg *Config, stdout, stderr io.Writer) (*Report, error) {
 	prog.show("machine", "2-core ceiling", "")
 	rep.Machine = probeMachine(cfg.P)
 	rep.Machine.measureCeiling(cfg.CeilingLoop)
+	prog.show("machine", "wake-up latency", "")
+	rep.Machine.WakeUs = wakeLatency(40)
 	prog.clear()
 	rep.Machine.print(stdout, cfg)
 	printTableHeader(stdout)
