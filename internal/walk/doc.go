@@ -28,7 +28,9 @@
 // the frame's own range moves past them. When the top frame is the one
 // to deal from, its owner first enters the next child itself (answer):
 // the thief gets the children after it, and the owner goes on in child
-// order rather than with the younger siblings of a child it gave away. If
+// order rather than with the younger siblings of a child it gave away.
+// The next child may be the first of a held tail (see below): answer makes
+// the tail the frame's own range first, as the walk would next. If
 // that child was a leaf, the owner looks again at once. A thief that
 // finished what it was just given asks while the owner is in the leaf's
 // callbacks, and the loop's own next look would come one child later.

@@ -202,18 +202,30 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 }
 
 // answer answers a request for work at the top of the walk's loop. If the
-// top frame has two unstarted children or more, the owner enters the first
-// itself, and offer counts it as being walked: a thief gets the children
-// after it (or an older frame's), and the owner goes on in child order, not
-// with the younger siblings of a child it gave away. If that child is a
-// leaf, answer looks again: a thief that finished what it was just given
-// asks while the owner is in the leaf's callbacks, and the loop's next
-// look would come only after the next child. The loop goes on from the
-// new top, as after any step.
+// top frame has two unstarted children or more (counting a held tail, see
+// endStream), the owner enters the first itself, and offer counts it as
+// being walked: a thief gets the children after it (or an older frame's),
+// and the owner goes on in child order, not with the younger siblings of a
+// child it gave away. If that child is a leaf, answer looks again: a thief
+// that finished what it was just given asks while the owner is in the
+// leaf's callbacks, and the loop's next look would come only after the
+// next child. The loop goes on from the new top, as after any step.
 func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 	for {
 		f := &st.frames[len(st.frames)-1]
-		if f.hi-f.lo < 2 { // no child of f to deal after the next
+		ps := f.pubs
+		if ps != nil && f.lo == f.hi && ps.held != nil && ps.ahead == ps.held {
+			// The held tail is what the owner walks next: make it the own
+			// range now, as step would, so that its first child stays
+			// with the owner like any next child.
+			st.ownHeld(f)
+		}
+		left := f.hi - f.lo
+		if ps != nil && ps.held != nil {
+			left += len(ps.held.nodes)
+		}
+		if f.lo == f.hi || left < 2 {
+			// No child of f to deal after the next one: an older frame's.
 			st.offer(w, false)
 			return
 		}
@@ -232,6 +244,20 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 		if !w.WorkRequested() {
 			return
 		}
+	}
+}
+
+// ownHeld makes the held tail of f, its only ahead pub, f's own range
+// again (never pushed, nobody can have taken it).
+func (st *state[N, H, R]) ownHeld(f *frame[N, H, R]) {
+	ps := f.pubs
+	p := ps.held
+	ps.ahead, ps.held = nil, nil
+	p.claim.Store(true)
+	st.ops.pubOver()
+	f.lo, f.hi = p.first, p.end
+	if top := len(st.frames) - 1; st.low > top {
+		st.low = top
 	}
 }
 
