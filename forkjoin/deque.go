@@ -57,6 +57,7 @@ type ringQueue struct {
 	_      cacheline.Pad
 	bottom atomic.Int64 // written only by the owner
 	buf    atomic.Pointer[ring]
+	pushed bool // owner only: a push since the last dropTaken
 	_      cacheline.Pad
 }
 
@@ -72,6 +73,7 @@ func (q *ringQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].Store(t)
 	q.bottom.Store(b + 1) // publish the slot
+	q.pushed = true
 }
 
 // growTo replaces the ring by one of at least need slots (and at least
@@ -87,6 +89,29 @@ func (q *ringQueue) growTo(old *ring, top, bottom, need int64) *ring {
 	}
 	q.buf.Store(r)
 	return r
+}
+
+// dropTaken clears the slots outside the live range [top, bottom). Taking
+// a task leaves its pointer in its slot until the ring comes round to it
+// again, and until then the slot keeps the task alive, and through it the
+// user data it holds (an intrusive Task is embedded in the user's own
+// struct). Owner only, between pushes. Thieves may advance top meanwhile:
+// the range cleared, [bottom, top+size) for the top loaded here, lies
+// outside the live range whatever they do. A slow thief may still read a
+// slot being cleared; that is the read of a taken slot whose CAS of top
+// fails (see the file comment), and it drops the nil it read.
+func (q *ringQueue) dropTaken() {
+	if !q.pushed {
+		return // every slot was cleared already, or never written
+	}
+	q.pushed = false
+	r := q.buf.Load()
+	t, b := q.top.Load(), q.bottom.Load()
+	for i := b; i < t+r.mask+1; i++ {
+		if s := &r.slots[i&r.mask]; s.Load() != nil {
+			s.Store(nil)
+		}
+	}
 }
 
 // size is a snapshot of the number of tasks (may be stale at once).

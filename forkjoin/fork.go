@@ -120,7 +120,30 @@ func (s *slab[A, R]) reset() {
 	s.free = s.free[:0]
 }
 
-type slabResetter interface{ reset() }
+// dropUsed clears the slots used since the last dropUsed or reset: their
+// arguments and results, and their Fork, which marks a slot as used. Slots
+// are taken in order from the first, so the used ones are a prefix of the
+// chunks, and the first slot without a Fork ends it. Called only where no
+// frame holds a slot (see Worker.dropStale).
+func (s *slab[A, R]) dropUsed() {
+	var zero slot[A, R]
+	for _, c := range s.chunks {
+		for i := range c {
+			if c[i].fork == nil {
+				return
+			}
+			c[i].arg, c[i].res, c[i].fork = zero.arg, zero.res, nil
+			c[i].hdr.exec, c[i].hdr.run = nil, nil
+		}
+	}
+}
+
+// slabResetter is what a worker needs of its slabs of every (A, R): reset
+// after a panic, dropUsed after a run.
+type slabResetter interface {
+	reset()
+	dropUsed()
+}
 
 // slab ids: one per (A, R) pair, bounded by the number of pairs a program
 // uses, so creating Forks freely does not grow the workers' slab tables.
@@ -164,6 +187,33 @@ func newSlab[A, R any](w *Worker, id int) *slab[A, R] {
 	w.slabs[id] = unsafe.Pointer(s)
 	w.resetters = append(w.resetters, s)
 	return s
+}
+
+// dropStale drops what the worker's private structures still hold of work
+// that is over, so that data a run used becomes garbage when the run
+// returns, not when the same memory happens to be used again: the fork
+// entries above the stack's top (a Future fork's entry keeps its pointer
+// argument, typed), the slots its slabs used, and the taken slots of its
+// queues. Entries are written in order from the first, so the stale ones
+// are a prefix, ended by the first empty entry. The cost is the depth of
+// the forks and the size of the queues' rings. Called by the owner at its
+// top level (sp == 0, no frame holding a slot): at the end of a caller's
+// Run, and when a pool worker leaves the scheduler.
+func (w *Worker) dropStale() {
+	for i := range w.forks {
+		e := &w.forks[i]
+		if e.word == 0 && e.hdr == nil && e.p == nil {
+			break
+		}
+		*e = forkEntry{}
+	}
+	for _, s := range w.resetters {
+		s.dropUsed()
+	}
+	w.dq.dropTaken()
+	for _, q := range w.pq {
+		q.dropTaken()
+	}
 }
 
 // resetSlabs frees every slot of every slab: called only where no frame of
@@ -220,8 +270,8 @@ type Fork[A, R any] struct {
 // (Future forks of a pointer); hdr is set only once a heartbeat published
 // it. Any other fork keeps its argument in a slab slot from the start: hdr
 // is the slot's header and word is 0. Entries above sp are stale and
-// ignored (a stale p keeps its object alive until the entry is reused:
-// at most one object per entry of the stack).
+// ignored; a stale p keeps its object alive until the entry is reused or
+// the worker's top level clears it (dropStale).
 //
 // Join stores its argument as bits even when A is a pointer (a pointer,
 // map, channel, function or unsafe.Pointer), so that a fork stores it

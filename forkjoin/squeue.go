@@ -73,8 +73,9 @@ type spawnQueue struct {
 	// and lowered after they are taken, so it is never below the number
 	// of tasks in those queues: zero means they are all empty. Set once,
 	// before the queue is used.
-	count *atomic.Int64
-	_     cacheline.Pad
+	count  *atomic.Int64
+	pushed bool // owner only: a push since the last dropTaken
+	_      cacheline.Pad
 }
 
 // spawnRing is a spawnQueue's ring: index i is at slots[i&mask].
@@ -100,6 +101,22 @@ func (q *spawnQueue) size() int {
 		return 0
 	}
 	return int(n)
+}
+
+// dropTaken clears the slots outside the live range [top, bottom), as
+// ringQueue.dropTaken does (same argument). Owner only, between pushes.
+func (q *spawnQueue) dropTaken() {
+	if !q.pushed {
+		return // every slot was cleared already, or never written
+	}
+	q.pushed = false
+	r := q.buf.Load()
+	t, b := q.top.Load(), q.bottom.Load()
+	for i := b; i < t+r.mask+1; i++ {
+		if s := &r.slots[i&r.mask]; s.load() != nil {
+			s.store(nil)
+		}
+	}
 }
 
 // capacity is the ring's size.
@@ -134,6 +151,7 @@ func (q *spawnQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].store(t)
 	q.bottom.Store(b + 1) // publish the slot
+	q.pushed = true
 }
 
 // pushMany adds ts at the bottom in order (ts[0] first) with one
@@ -155,6 +173,7 @@ func (q *spawnQueue) pushMany(ts []*task) {
 		r.slots[(b+int64(i))&r.mask].store(t)
 	}
 	q.bottom.Store(b + n) // publish the slots
+	q.pushed = true
 }
 
 // pop removes a task: the newest while more than stealMax are queued,

@@ -365,6 +365,7 @@ func (w *Worker) serve() {
 	for {
 		t := w.search()
 		if t == nil {
+			w.dropStale() // about to idle: keep nothing of the work done
 			var left bool
 			if t, left = s.leave(w); left {
 				return
