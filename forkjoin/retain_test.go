@@ -2,6 +2,7 @@ package forkjoin
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,9 +19,10 @@ import (
 // per stale entry: the root's right child holds half the tree) for as long
 // as the pool. Every node gets a finalizer; after the runs the tree is
 // dropped and collected while the pool stays open, and every finalizer
-// must run. Each way of forking is covered: Future forks of a pointer (the
-// pointer is kept typed in the entry), Join's word forks, and a struct
-// argument (kept in a slab slot).
+// must run. Each way of handing work over is covered: Future forks of a
+// pointer (the pointer is kept typed in the entry), Join's word forks, a
+// struct argument (kept in a slab slot), a Scope task per node, intrusive
+// tasks pushed on the deque, and a Batch submitted from outside.
 func TestRunRetainsNothing(t *testing.T) {
 	leakcheck.Check(t)
 	type pair struct {
@@ -40,7 +42,10 @@ func TestRunRetainsNothing(t *testing.T) {
 		depth = 12
 	}
 	for _, par := range []int{1, 2} {
-		for _, way := range []string{"Future", "Join", "struct", "Scope", "Push"} {
+		for _, way := range []string{"Future", "Join", "struct", "Scope", "Push", "Batch"} {
+			if way == "Batch" && par == 1 {
+				continue // submitted tasks wait for a worker, or a Run or Close
+			}
 			p := pool.New(par)
 			var freed atomic.Int64
 			var next int64
@@ -57,34 +62,38 @@ func TestRunRetainsNothing(t *testing.T) {
 			want := seqSum(root)
 			for range 3 {
 				var got int64
-				Run(p, func(w *Worker) {
-					switch way {
-					case "Future":
-						got = futureSum(w, root)
-					case "Join":
-						got = sumFork.Call(w, root)
-					case "struct":
-						got = pairFork.Call(w, pair{root, 1})
-					case "Scope":
-						// A task per node, each capturing its node.
-						var sum atomic.Int64
-						Scope(w, func(s *Spawner) {
-							var visit func(w *Worker, n *tnode)
-							visit = func(w *Worker, n *tnode) {
-								sum.Add(n.val)
-								for _, c := range []*tnode{n.left, n.right} {
-									if c != nil {
-										s.Spawn(w, func(w *Worker) { visit(w, c) })
+				if way == "Batch" {
+					got = batchSum(p, root)
+				} else {
+					Run(p, func(w *Worker) {
+						switch way {
+						case "Future":
+							got = futureSum(w, root)
+						case "Join":
+							got = sumFork.Call(w, root)
+						case "struct":
+							got = pairFork.Call(w, pair{root, 1})
+						case "Scope":
+							// A task per node, each capturing its node.
+							var sum atomic.Int64
+							Scope(w, func(s *Spawner) {
+								var visit func(w *Worker, n *tnode)
+								visit = func(w *Worker, n *tnode) {
+									sum.Add(n.val)
+									for _, c := range []*tnode{n.left, n.right} {
+										if c != nil {
+											s.Spawn(w, func(w *Worker) { visit(w, c) })
+										}
 									}
 								}
-							}
-							visit(w, root)
-						})
-						got = sum.Load()
-					default:
-						got = pushSum(w, root)
-					}
-				})
+								visit(w, root)
+							})
+							got = sum.Load()
+						default:
+							got = pushSum(w, root)
+						}
+					})
+				}
 				if got != want {
 					t.Fatalf("p=%d %s: got %d, want %d", par, way, got, want)
 				}
@@ -106,7 +115,6 @@ func TestRunRetainsNothing(t *testing.T) {
 				runtime.GC()
 				runtime.Gosched()
 			}
-			t.Logf("p=%d %s: %d of %d", par, way, freed.Load(), nodes)
 			if got := freed.Load(); got != nodes {
 				t.Errorf("p=%d %s: %d of %d nodes collected after the runs; the pool keeps the rest alive", par, way, got, nodes)
 			}
@@ -144,4 +152,32 @@ func pushSum(w *Worker, n *tnode) int64 {
 		s += right.sum
 	}
 	return s
+}
+
+// batchSum submits an intrusive task per node from outside the pool, as one
+// Batch, and waits for them: the tasks go through the injector and the
+// workers' queues.
+func batchSum(p *pool.Pool, root *tnode) int64 {
+	var sum atomic.Int64
+	var wg sync.WaitGroup
+	var b Batch
+	var add func(n *tnode)
+	add = func(n *tnode) {
+		if n == nil {
+			return
+		}
+		pn := &pushNode{n: n}
+		pn.task.Init(func(_ *Worker, t *Task) {
+			sum.Add((*pushNode)(unsafe.Pointer(t)).n.val)
+			wg.Done()
+		})
+		wg.Add(1)
+		b.Push(&pn.task)
+		add(n.left)
+		add(n.right)
+	}
+	add(root)
+	SubmitBatch(p, &b, Normal)
+	wg.Wait()
+	return sum.Load()
 }
