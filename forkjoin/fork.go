@@ -196,7 +196,8 @@ func newSlab[A, R any](w *Worker, id int) *slab[A, R] {
 // argument, typed), the slots its slabs used, and the taken slots of its
 // queues. Entries are written in order from the first, so the stale ones
 // are a prefix, ended by the first empty entry. The cost is the depth of
-// the forks and the size of the queues' rings. Called by the owner at its
+// the forks, the slots used, and the size of the rings of the queues
+// pushed to since their last clearing. Called by the owner at its
 // top level (sp == 0, no frame holding a slot): at the end of a caller's
 // Run, and when a pool worker leaves the scheduler.
 func (w *Worker) dropStale() {
