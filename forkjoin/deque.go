@@ -42,11 +42,18 @@ const dequeInitialSize = 64
 
 type ring struct {
 	mask  int64
-	slots []atomic.Pointer[task]
+	slots []dequeSlot
 }
 
+// dequeSlot is a slot of a deque's ring: an atomic pointer (see the file
+// comment), with the accessors dropTakenSlots shares with spawnSlot.
+type dequeSlot struct{ atomic.Pointer[task] }
+
+func (s *dequeSlot) load() *task   { return s.Load() }
+func (s *dequeSlot) store(t *task) { s.Store(t) }
+
 func newRing(size int64) *ring {
-	return &ring{mask: size - 1, slots: make([]atomic.Pointer[task], size)}
+	return &ring{mask: size - 1, slots: make([]dequeSlot, size)}
 }
 
 // ringQueue is what deque and spawnQueue (squeue.go) share: the indices,
@@ -106,10 +113,19 @@ func (q *ringQueue) dropTaken() {
 	}
 	q.pushed = false
 	r := q.buf.Load()
-	t, b := q.top.Load(), q.bottom.Load()
-	for i := b; i < t+r.mask+1; i++ {
-		if s := &r.slots[i&r.mask]; s.Load() != nil {
-			s.Store(nil)
+	dropTakenSlots(r.slots, r.mask, q.top.Load(), q.bottom.Load())
+}
+
+// dropTakenSlots clears the slots of a ring of mask+1 slots that lie
+// outside [t, b): indices b to t+mask.
+func dropTakenSlots[S any, P interface {
+	*S
+	load() *task
+	store(*task)
+}](slots []S, mask, t, b int64) {
+	for i := b; i < t+mask+1; i++ {
+		if s := P(&slots[i&mask]); s.load() != nil {
+			s.store(nil)
 		}
 	}
 }

@@ -111,12 +111,7 @@ func (q *spawnQueue) dropTaken() {
 	}
 	q.pushed = false
 	r := q.buf.Load()
-	t, b := q.top.Load(), q.bottom.Load()
-	for i := b; i < t+r.mask+1; i++ {
-		if s := &r.slots[i&r.mask]; s.load() != nil {
-			s.store(nil)
-		}
-	}
+	dropTakenSlots(r.slots, r.mask, q.top.Load(), q.bottom.Load())
 }
 
 // capacity is the ring's size.
