@@ -40,7 +40,9 @@
 // Panics in any task are recovered where they happen, cancel the run, and
 // reach the caller as a *PanicError (re-panicked by Run, returned by
 // RunCtx) with the original value and stack. Cancellation through a
-// context stops new tasks from starting; running ones finish.
+// context stops new tasks from starting; running ones finish. Once a run
+// has returned, the pool holds nothing of it: what it forked, pushed or
+// spawned becomes garbage as soon as the caller drops it.
 //
 // See docs/architecture.md for how it works and docs/BENCHMARKS.md for what
 // it costs.
