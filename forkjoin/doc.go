@@ -41,8 +41,9 @@
 // reach the caller as a *PanicError (re-panicked by Run, returned by
 // RunCtx) with the original value and stack. Cancellation through a
 // context stops new tasks from starting; running ones finish. Once a run
-// has returned, the pool holds nothing of it: what it forked, pushed or
-// spawned becomes garbage as soon as the caller drops it.
+// has returned, the pool holds nothing of it: what it forked or pushed,
+// and its Scopes' tasks, become garbage as soon as the caller drops them
+// (a task spawned with a Handle lives until it has run).
 //
 // See docs/architecture.md for how it works and docs/BENCHMARKS.md for what
 // it costs.
