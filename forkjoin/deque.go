@@ -46,7 +46,7 @@ type ring struct {
 }
 
 // dequeSlot is a slot of a deque's ring: an atomic pointer (see the file
-// comment), with the accessors dropTakenSlots shares with spawnSlot.
+// comment), with the accessors dropStaleSlots shares with spawnSlot.
 type dequeSlot struct{ atomic.Pointer[task] }
 
 func (s *dequeSlot) load() *task   { return s.Load() }
@@ -64,7 +64,7 @@ type ringQueue struct {
 	_      cacheline.Pad
 	bottom atomic.Int64 // written only by the owner
 	buf    atomic.Pointer[ring]
-	pushed bool // owner only: a push since the last dropTaken
+	stale  staleRange // owner only: where taken tasks may be left (dropTaken)
 	_      cacheline.Pad
 }
 
@@ -80,7 +80,7 @@ func (q *ringQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].Store(t)
 	q.bottom.Store(b + 1) // publish the slot
-	q.pushed = true
+	q.stale.pushed(b + 1)
 }
 
 // growTo replaces the ring by one of at least need slots (and at least
@@ -98,34 +98,69 @@ func (q *ringQueue) growTo(old *ring, top, bottom, need int64) *ring {
 	return r
 }
 
-// dropTaken clears the slots outside the live range [top, bottom). Taking
-// a task leaves its pointer in its slot until the ring comes round to it
-// again, and until then the slot keeps the task alive, and through it the
-// user data it holds (an intrusive Task is embedded in the user's own
-// struct). Owner only, between pushes. Thieves may advance top meanwhile:
-// the range cleared, [bottom, top+size) for the top loaded here, lies
-// outside the live range whatever they do. A slow thief may still read a
-// slot being cleared; that is the read of a taken slot whose CAS of top
-// fails (see the file comment), and it drops the nil it read.
+// dropTaken clears the slots of tasks that were taken. Taking a task
+// leaves its pointer in its slot until the ring comes round to it again,
+// and until then the slot keeps the task alive, and through it the user
+// data it holds (an intrusive Task is embedded in the user's own struct).
+// Owner only, between pushes; see dropStaleSlots for which slots.
 func (q *ringQueue) dropTaken() {
-	if !q.pushed {
-		return // every slot was cleared already, or never written
+	t, b := q.top.Load(), q.bottom.Load()
+	if q.stale.none(t, b) {
+		return
 	}
-	q.pushed = false
 	r := q.buf.Load()
-	dropTakenSlots(r.slots, r.mask, q.top.Load(), q.bottom.Load())
+	dropStaleSlots(&q.stale, r.slots, r.mask, t, b)
 }
 
-// dropTakenSlots clears the slots of a ring of mask+1 slots that lie
-// outside [t, b): indices b to t+mask.
-func dropTakenSlots[S any, P interface {
+// staleRange bounds the indices of a queue's ring whose slots may still
+// point to taken tasks: [lo, hw), where lo is top at the last clearing
+// (every slot outside the live range was cleared then) and hw the highest
+// bottom since. The owner raises hw at each push; thieves never write it.
+type staleRange struct{ lo, hw int64 }
+
+// pushed records that bottom reached b.
+func (s *staleRange) pushed(b int64) {
+	if b > s.hw {
+		s.hw = b
+	}
+}
+
+// none reports that nothing was pushed or taken since the last clearing,
+// for a live range [t, b): no slot can be stale.
+func (s *staleRange) none(t, b int64) bool { return t == s.lo && b == s.hw }
+
+// dropStaleSlots clears the stale slots of a ring of mask+1 slots whose
+// live range is [t, b), both loaded by the owner between pushes: [lo, t),
+// taken from the top since the last clearing, and [b, hw), pushed and
+// taken back at the bottom; every slot outside [t, b) if more than a
+// ring's worth was pushed. The cost is what was pushed and taken since the
+// last clearing, not the ring's size. Thieves may advance top meanwhile:
+// what they take after t was loaded is cleared next time. A slow thief may
+// still read a slot being cleared; that is the read of a taken slot whose
+// CAS of top fails (see the file comment), and it drops the nil it read.
+func dropStaleSlots[S any, P interface {
 	*S
 	load() *task
 	store(*task)
-}](slots []S, mask, t, b int64) {
-	for i := b; i < t+mask+1; i++ {
-		if s := P(&slots[i&mask]); s.load() != nil {
-			s.store(nil)
+}](s *staleRange, slots []S, mask, t, b int64) {
+	if s.hw-s.lo > mask {
+		clearSlots[S, P](slots, mask, b, t+mask+1)
+	} else {
+		clearSlots[S, P](slots, mask, s.lo, t)
+		clearSlots[S, P](slots, mask, b, s.hw)
+	}
+	s.lo, s.hw = t, b
+}
+
+// clearSlots empties the slots of indices [from, to).
+func clearSlots[S any, P interface {
+	*S
+	load() *task
+	store(*task)
+}](slots []S, mask, from, to int64) {
+	for i := from; i < to; i++ {
+		if sl := P(&slots[i&mask]); sl.load() != nil {
+			sl.store(nil)
 		}
 	}
 }

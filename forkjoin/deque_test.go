@@ -22,7 +22,7 @@ func itemOf(t *task) *dqItem { return (*dqItem)(taskPointer(t)) }
 // owner and thief: push and pop at the bottom (the end of the slice),
 // steal at the top (its start), in random sequences long enough to grow the
 // ring several times past its initial 64 slots and to shrink it back to
-// empty.
+// empty; and dropTaken, after which only the live slots hold tasks.
 func TestDequeModel(t *testing.T) {
 	maxCap := int64(0)
 	rapid.Check(t, func(rt *rapid.T) {
@@ -81,6 +81,11 @@ func TestDequeModel(t *testing.T) {
 					rt.Fatalf("steal returned task %d, want %d", id, want)
 				}
 			},
+			"dropTaken": func(rt *rapid.T) {
+				d.dropTaken()
+				r := d.buf.Load()
+				checkDropped(rt, r.slots, r.mask, d.top.Load(), d.bottom.Load(), model)
+			},
 			"": func(rt *rapid.T) { maxCap = max(maxCap, checkQueueShape(rt, &d.ringQueue, len(model))) },
 		})
 		// Drain from both ends and check what is left.
@@ -96,9 +101,32 @@ func TestDequeModel(t *testing.T) {
 	}
 }
 
+// checkDropped checks a ring just after dropTaken: the live range [t, b)
+// holds the model's tasks in order (top first), and every other slot is
+// empty, whatever was pushed, popped and stolen before.
+func checkDropped[S any, P interface {
+	*S
+	load() *task
+}](rt *rapid.T, slots []S, mask, t, b int64, model []int) {
+	if b-t != int64(len(model)) {
+		rt.Fatalf("live range [%d, %d), model holds %d", t, b, len(model))
+	}
+	for i := t; i < t+mask+1; i++ {
+		got := P(&slots[i&mask]).load()
+		if i < b {
+			if got == nil || itemOf(got).id != model[i-t] {
+				rt.Fatalf("after dropTaken, live slot %d does not hold task %d", i, model[i-t])
+			}
+		} else if got != nil {
+			rt.Fatalf("after dropTaken, slot %d (live range [%d, %d)) still holds task %d", i, t, b, itemOf(got).id)
+		}
+	}
+}
+
 // TestDequeManyThieves: the owner pushes every task once, popping some back
-// at random as it goes, while thieves steal; every task must be taken
-// exactly once, by the owner or by one thief.
+// and clearing taken slots (dropTaken) at random as it goes, while thieves
+// steal; every task must be taken exactly once, by the owner or by one
+// thief.
 func TestDequeManyThieves(t *testing.T) {
 	n := dequeStressTasks
 	items := make([]dqItem, n)
@@ -149,6 +177,9 @@ func TestDequeManyThieves(t *testing.T) {
 				take(x)
 				pops.Add(1)
 			}
+		}
+		if rng%64 == 1 { // clear taken slots while thieves steal
+			d.dropTaken()
 		}
 	}
 	for x := d.pop(); x != nil; x = d.pop() {

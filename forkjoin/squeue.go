@@ -73,9 +73,9 @@ type spawnQueue struct {
 	// and lowered after they are taken, so it is never below the number
 	// of tasks in those queues: zero means they are all empty. Set once,
 	// before the queue is used.
-	count  *atomic.Int64
-	pushed bool // owner only: a push since the last dropTaken
-	_      cacheline.Pad
+	count *atomic.Int64
+	stale staleRange // owner only: where taken tasks may be left (dropTaken)
+	_     cacheline.Pad
 }
 
 // spawnRing is a spawnQueue's ring: index i is at slots[i&mask].
@@ -103,15 +103,15 @@ func (q *spawnQueue) size() int {
 	return int(n)
 }
 
-// dropTaken clears the slots outside the live range [top, bottom), as
-// ringQueue.dropTaken does (same argument). Owner only, between pushes.
+// dropTaken clears the slots of tasks that were taken, as
+// ringQueue.dropTaken does. Owner only, between pushes.
 func (q *spawnQueue) dropTaken() {
-	if !q.pushed {
-		return // every slot was cleared already, or never written
+	t, b := q.top.Load(), q.bottom.Load()
+	if q.stale.none(t, b) {
+		return
 	}
-	q.pushed = false
 	r := q.buf.Load()
-	dropTakenSlots(r.slots, r.mask, q.top.Load(), q.bottom.Load())
+	dropStaleSlots(&q.stale, r.slots, r.mask, t, b)
 }
 
 // capacity is the ring's size.
@@ -146,7 +146,7 @@ func (q *spawnQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].store(t)
 	q.bottom.Store(b + 1) // publish the slot
-	q.pushed = true
+	q.stale.pushed(b + 1)
 }
 
 // pushMany adds ts at the bottom in order (ts[0] first) with one
@@ -168,7 +168,7 @@ func (q *spawnQueue) pushMany(ts []*task) {
 		r.slots[(b+int64(i))&r.mask].store(t)
 	}
 	q.bottom.Store(b + n) // publish the slots
-	q.pushed = true
+	q.stale.pushed(b + n)
 }
 
 // pop removes a task: the newest while more than stealMax are queued,

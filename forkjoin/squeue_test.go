@@ -96,6 +96,11 @@ func TestSpawnQueueModel(t *testing.T) {
 				}
 				model = model[k:]
 			},
+			"dropTaken": func(rt *rapid.T) {
+				q.dropTaken()
+				r := q.buf.Load()
+				checkDropped(rt, r.slots, r.mask, q.top.Load(), q.bottom.Load(), model)
+			},
 			"": func(rt *rapid.T) {
 				maxCap = max(maxCap, checkSpawnQueueShape(rt, q, len(model)))
 				if c := count.Load(); c != int64(len(model)) {
@@ -116,10 +121,10 @@ func TestSpawnQueueModel(t *testing.T) {
 }
 
 // TestSpawnQueueManyThieves: the owner pushes every task once (singly and in
-// batches), popping some back at random as it goes, while thieves steal
-// batches; every task must be taken exactly once. Thieves stop once every
-// task is taken, so a lost task hangs the test (and the test binary's
-// timeout fails it).
+// batches), popping some back and clearing taken slots (dropTaken) at
+// random as it goes, while thieves steal batches; every task must be taken
+// exactly once. Thieves stop once every task is taken, so a lost task hangs
+// the test (and the test binary's timeout fails it).
 func TestSpawnQueueManyThieves(t *testing.T) {
 	n := dequeStressTasks
 	items := make([]dqItem, n)
@@ -187,6 +192,9 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 				take(x)
 				pops.Add(1)
 			}
+		}
+		if rng/256%64 == 1 { // clear taken slots while thieves steal
+			q.dropTaken()
 		}
 		if c := count.Load(); c < 0 {
 			t.Fatalf("count %d below zero", c)
