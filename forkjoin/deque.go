@@ -129,6 +129,13 @@ func (s *staleRange) pushed(b int64) {
 // for a live range [t, b): no slot can be stale.
 func (s *staleRange) none(t, b int64) bool { return t == s.lo && b == s.hw }
 
+// slotOf is a pointer to a ring slot of type S (dequeSlot or spawnSlot).
+type slotOf[S any] interface {
+	*S
+	load() *task
+	store(*task)
+}
+
 // dropStaleSlots clears the stale slots of a ring of mask+1 slots whose
 // live range is [t, b), both loaded by the owner between pushes: [lo, t),
 // taken from the top since the last clearing, and [b, hw), pushed and
@@ -138,11 +145,7 @@ func (s *staleRange) none(t, b int64) bool { return t == s.lo && b == s.hw }
 // what they take after t was loaded is cleared next time. A slow thief may
 // still read a slot being cleared; that is the read of a taken slot whose
 // CAS of top fails (see the file comment), and it drops the nil it read.
-func dropStaleSlots[S any, P interface {
-	*S
-	load() *task
-	store(*task)
-}](s *staleRange, slots []S, mask, t, b int64) {
+func dropStaleSlots[S any, P slotOf[S]](s *staleRange, slots []S, mask, t, b int64) {
 	if s.hw-s.lo > mask {
 		clearSlots[S, P](slots, mask, b, t+mask+1)
 	} else {
@@ -153,11 +156,7 @@ func dropStaleSlots[S any, P interface {
 }
 
 // clearSlots empties the slots of indices [from, to).
-func clearSlots[S any, P interface {
-	*S
-	load() *task
-	store(*task)
-}](slots []S, mask, from, to int64) {
+func clearSlots[S any, P slotOf[S]](slots []S, mask, from, to int64) {
 	for i := from; i < to; i++ {
 		if sl := P(&slots[i&mask]); sl.load() != nil {
 			sl.store(nil)
