@@ -26,7 +26,8 @@ func BenchmarkCell(b *testing.B) {
 		{"bal-bf20-n200", 20, 200, 50000, 50000, 50000, 50000},
 		{"aggr-bf20-n200", 20, 200, 5000, 100000, 5000, 5000},
 		{"noop-wide-1e5", 100000, 100001, 0, 0, 0, 0},
-		{"noop-bf8-1e5", 8, 100000, 0, 0, 0, 0}, // the bench program's noop row
+		{"noop-bf8-1e5", 8, 100000, 0, 0, 0, 0},   // the bench program's noop row
+		{"noop-chain-1e5", 1, 100000, 0, 0, 0, 0}, // nothing to deal: a thief's request stands
 	} {
 		spin := func(x uint64, k int) uint64 {
 			for range k {

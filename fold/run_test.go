@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -123,6 +125,86 @@ func TestRunErrAndCancel(t *testing.T) {
 		t.Logf("cancelled after node 100: %d of %d nodes started", seen.Load(), len(big.Nodes))
 	})
 }
+
+// TestRunStopsOnChainWhenThiefFails: a walk down a chain, with a request
+// standing that it cannot answer, stops answering it (the walk's dry
+// state); it must still stop at once when another participant fails the
+// run. The root has three children: a chain of 10^6 nodes, which the
+// caller walks, and two leaves, which the two pool workers take. One leaf
+// returns at once, so its worker asks the caller for more, which the chain
+// cannot give; the other waits until the chain is 10^5 nodes deep and
+// panics. Only Worker.Cancel's poll flag tells the caller (the run has no
+// context to watch), so a walk that stopped looking at requests while dry
+// would go on to the chain's end.
+func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
+	leakcheck.Check(t)
+	const n, failAt = 1_000_000, 100_000
+	var walked, atFailure atomic.Int64
+	children := func(x int, yield func(int) bool) {
+		switch {
+		case x == 0:
+			_ = yield(1) && yield(-1) && yield(-2)
+		case x > 0 && x < n:
+			yield(x + 1)
+		}
+	}
+	f := fold.New(
+		func(x int) int {
+			switch {
+			case x > 0:
+				if walked.Add(1) > failAt {
+					// Slower after the failure, so that the test does not
+					// depend on how soon the failing worker's goroutine
+					// runs again: the whole rest of the chain is ~0.1 s.
+					spin(100)
+				}
+			case x == -1:
+				deadline := time.Now().Add(10 * time.Second)
+				for walked.Load() < failAt && time.Now().Before(deadline) {
+					runtime.Gosched()
+				}
+				atFailure.Store(walked.Load())
+				panic("leaf failed")
+			}
+			return 0
+		},
+		func(h *int, r int) { *h += r },
+		func(h *int) int { return *h },
+	)
+	pool.With(3, func(p *pool.Pool) {
+		for round := 0; round < 5; round++ {
+			walked.Store(0)
+			func() {
+				defer func() {
+					var pe *forkjoin.PanicError
+					err, _ := recover().(error)
+					if !errors.As(err, &pe) || pe.Value != "leaf failed" {
+						t.Fatalf("round %d: recovered %v, want the leaf's panic", round, err)
+					}
+				}()
+				fold.Run(p, f, children, 0)
+			}()
+			at, end := atFailure.Load(), walked.Load()
+			if at < failAt {
+				t.Fatalf("round %d: the chain was only %d nodes deep after 10 s", round, at)
+			}
+			if end-at > (n-failAt)/2 {
+				t.Fatalf("round %d: the chain walk went on for %d nodes after the run failed at node %d (of %d)", round, end-at, at, n)
+			}
+		}
+	})
+}
+
+// spin does k steps of busy work that the compiler cannot drop.
+func spin(k int) {
+	x := spinSink.Load()
+	for range k {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	spinSink.Store(x)
+}
+
+var spinSink atomic.Uint64
 
 func TestRunBigShapes(t *testing.T) {
 	leakcheck.Check(t)

@@ -408,6 +408,43 @@ func ExampleWorker_WorkRequested() {
 	// Output: 499500
 }
 
+func ExampleWorker_RequestPending() {
+	var x uint64 = 1
+	var half atomic.Int64
+	var done forkjoin.Completion
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			// First a chain of steps, each needing the one before: nothing
+			// to hand over. After one search that found nothing while the
+			// request still stands, skip the search until there is
+			// something (here the search is trivial; in a walk it scans).
+			searched := false
+			for range 100_000 {
+				if w.WorkRequested() && !searched {
+					searched = w.RequestPending() // nothing found to give
+				}
+				x = x*6364136223846793005 + 1442695040888963407
+			}
+			// Then two independent halves: one can be handed over.
+			other := func() {
+				half.Store(int64(x % 1000))
+				done.Complete()
+			}
+			var t forkjoin.Task
+			t.Init(func(*forkjoin.Worker, *forkjoin.Task) { other() })
+			if w.WorkRequested() {
+				w.Push(&t) // a participant is still waiting for it
+			} else {
+				other()
+			}
+			mine := int64(x % 100)
+			w.Wait(&done)
+			fmt.Println(mine + half.Load())
+		})
+	})
+	// Output: 422
+}
+
 func ExamplePanicError() {
 	pool.With(2, func(p *pool.Pool) {
 		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {

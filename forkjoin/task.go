@@ -210,6 +210,19 @@ func (w *Worker) WorkRequested() bool {
 	return w.requested()
 }
 
+// RequestPending reports whether a request for work that WorkRequested
+// reported is still unanswered: nothing has been published since (no Push,
+// no fork made public). It only reads the worker's own state; it takes no
+// new request and never unwinds.
+//
+// A standing request makes every later WorkRequested return true. Code
+// whose answer to a true is a search for something to give (a walk scans
+// its pending nodes) can use RequestPending after a search that found
+// nothing: while it is true, searching again is useless until the code has
+// new work of its own, and the request keeps standing meanwhile. Keep
+// calling WorkRequested all the same: it is where a cancelled run unwinds.
+func (w *Worker) RequestPending() bool { return w.standing }
+
 // requested is WorkRequested's slow path. A new request is taken by the
 // heartbeat, which clears the poll flag and publishes the oldest private fork if
 // there is one (publishing clears standing). If nothing was published the

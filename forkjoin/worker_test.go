@@ -173,8 +173,8 @@ func TestWorkRequested(t *testing.T) {
 }
 
 // TestWorkRequestStands: a request the worker cannot answer when it takes
-// it stays standing: WorkRequested keeps reporting it until a Push answers
-// it. The first look of a run at parallelism 2 always finds the request
+// it stays standing: WorkRequested keeps reporting it, and RequestPending
+// with it, until a Push answers it. The first look of a run at parallelism 2 always finds the request
 // that the run makes for its sleeping worker; if that request were dropped
 // unanswered, the worker would sleep through the whole run.
 func TestWorkRequestStands(t *testing.T) {
@@ -185,18 +185,29 @@ func TestWorkRequestStands(t *testing.T) {
 		var ran Completion
 		var task Task
 		task.Init(func(_ *Worker, _ *Task) { ran.Complete() })
-		dropped := -1
+		dropped, notPending := -1, -1
+		pendingAfterPush := false
 		Run(p, func(w *Worker) {
 			for i := 0; i < 10 && dropped < 0; i++ { // nothing to give yet
 				if !w.WorkRequested() {
 					dropped = i
 				}
+				if !w.RequestPending() && notPending < 0 {
+					notPending = i
+				}
 			}
 			w.Push(&task)
+			pendingAfterPush = w.RequestPending()
 			w.Wait(&ran)
 		})
 		if dropped >= 0 {
 			t.Fatalf("round %d: look %d: the run's first request was dropped unanswered", round, dropped)
+		}
+		if notPending >= 0 {
+			t.Fatalf("round %d: look %d: RequestPending false while the request stood", round, notPending)
+		}
+		if pendingAfterPush {
+			t.Fatalf("round %d: RequestPending still true after the Push that answered the request", round)
 		}
 	}
 }

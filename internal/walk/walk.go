@@ -112,7 +112,15 @@ type state[N, H, R any] struct {
 	low    int // frames below low have no unstarted child
 	yield  func(N) bool
 	ticks  uint32
-	leaf   H // the heap of the leaf being finalised
+	// dry: a request for work stands that no frame can answer (answer
+	// found nothing to deal), so answer returns at once until a frame gets
+	// something to deal: a node with two children or more is entered, or
+	// an ahead pub becomes a frame's own range again. Answering a standing
+	// request at every node, with nothing to deal, cost a fifth of a walk
+	// down a chain of single children. Invariant: dry implies that offer
+	// would find nothing; clearing it is always safe.
+	dry  bool // (beside ticks: in the padding, no field moves)
+	leaf H    // the heap of the leaf being finalised
 
 	// While a node's children are being listed (see enter and stream):
 	// entering is its position in its parent's children, listing the index
@@ -211,6 +219,12 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 // leaf's callbacks, and the loop's next look would come only after the
 // next child. The loop goes on from the new top, as after any step.
 func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
+	if st.dry {
+		// Nothing to deal until a frame gets some. The loop still looks
+		// (a look at a standing request is a call that returns true, and
+		// the look is where a cancelled run unwinds) but does not answer.
+		return
+	}
 	for {
 		f := &st.frames[len(st.frames)-1]
 		ps := f.pubs
@@ -226,7 +240,13 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 		}
 		if f.lo == f.hi || left < 2 {
 			// No child of f to deal after the next one: an older frame's.
-			st.offer(w, false)
+			// If there is none either and the request still stands, stop
+			// looking (dry) until there is. A request that the heartbeat
+			// answered with a private fork does not stand: the next one
+			// may find another.
+			if !st.offer(w, false) && w.RequestPending() {
+				st.dry = true
+			}
 			return
 		}
 		c := st.kids[f.lo]
@@ -335,6 +355,7 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		if top := len(st.frames) - 1; st.low > top {
 			st.low = top // the frame may have unstarted children again
 		}
+		st.dry = false
 		return true
 	}
 	// flush stopped at the first pub behind: acc == p.first, and p is
@@ -486,7 +507,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	st.ops, st.w = nil, nil
 	st.kids = st.kids[:0]
 	st.frames = st.frames[:0]
-	st.low, st.ticks = 0, 0
+	st.low, st.ticks, st.dry = 0, 0, false
 	ss := stackOf[N, H, R](w)
 	ss.free = append(ss.free, st)
 }
@@ -510,6 +531,9 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 		return r, true
 	}
 	f := frame[N, H, R]{h: h, base: base, lo: base, hi: len(st.kids), idx: idx}
+	if f.hi-base >= 2 {
+		st.dry = false // a child to deal after the first (see dry)
+	}
 	if st.streamed != nil {
 		st.endStream(&f)
 	}
