@@ -153,16 +153,29 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 	ok := false
 	defer func() {
 		if !ok {
-			v := recover()
-			w.RecordPanic(v)
-			st.abandon(w)
-			panic(v)
+			st.fail(w, recover())
 		}
 	}()
-	if r, leaf := st.enter(root, -1); leaf {
-		ok = true
-		return r
+	r, leaf := st.enter(root, -1)
+	if !leaf {
+		r = st.loop(w)
 	}
+	ok = true
+	return r
+}
+
+// fail records v, recovered from a panic that leaves a walk with st,
+// abandons st and panics again with v.
+func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
+	w.RecordPanic(v)
+	st.abandon(w)
+	panic(v)
+}
+
+// loop walks the frames that enter pushed for a walk's root until the
+// root's is popped, and returns the root's result. A panic out of it must
+// be handled as run does (fail).
+func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	for {
 		if w.WorkRequested() {
 			st.answer(w)
@@ -202,7 +215,6 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 			st.low = n
 		}
 		if n == 0 {
-			ok = true
 			return r
 		}
 		st.deliver(&st.frames[n-1], idx, r)
@@ -793,18 +805,34 @@ func newRangePub[N, H, R any](ops *Ops[N, H, R], nodes []N, results []R) *pub[N,
 // land in the same slots), and at the end takes back or waits for each.
 func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 	var subs *pub[N, H, R] // in increasing order of position
+	// st walks the range's own children, each as a walk's root: enter,
+	// and loop if it is not a leaf. It is run without run's deferred
+	// call per child (a wide node's children are mostly leaves), so a
+	// panic out of it is handled here as run would (fail).
+	var st *state[N, H, R]
 	ok := false
 	defer func() {
-		if !ok { // unwinding: subs nobody took will never run
-			w.Cancel(nil)
-			for s := subs; s != nil; s = s.next {
-				if s.claim.CompareAndSwap(false, true) {
-					p.ops.pubOver()
-				}
+		if ok {
+			return
+		}
+		var v any
+		if st != nil {
+			v = recover()
+			w.RecordPanic(v) // on record before the run is cancelled
+		}
+		// Unwinding: subs nobody took will never run.
+		w.Cancel(nil)
+		for s := subs; s != nil; s = s.next {
+			if s.claim.CompareAndSwap(false, true) {
+				p.ops.pubOver()
 			}
 		}
+		if st != nil {
+			st.abandon(w)
+			panic(v)
+		}
 	}()
-	st := getState[N, H, R](w, p.ops)
+	st = getState[N, H, R](w, p.ops)
 	lo, hi := 0, len(p.nodes)
 	for lo < hi {
 		if hi-lo >= 2 && w.WorkRequested() {
@@ -816,10 +844,15 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			hi = mid
 			continue
 		}
-		p.results[lo] = st.run(w, p.nodes[lo])
+		r, leaf := st.enter(p.nodes[lo], -1)
+		if !leaf {
+			r = st.loop(w)
+		}
+		p.results[lo] = r
 		lo++
 	}
 	putState(w, st)
+	st = nil
 	for subs != nil {
 		s := subs
 		subs = s.next // off the list before it runs: the clean-up must not see it
