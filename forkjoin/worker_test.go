@@ -174,9 +174,10 @@ func TestWorkRequested(t *testing.T) {
 
 // TestWorkRequestStands: a request the worker cannot answer when it takes
 // it stays standing: WorkRequested keeps reporting it, and RequestPending
-// with it, until a Push answers it. The first look of a run at parallelism 2 always finds the request
-// that the run makes for its sleeping worker; if that request were dropped
-// unanswered, the worker would sleep through the whole run.
+// with it, until a Push answers it. The first look of a run at parallelism
+// 2 always finds the request that the run makes for its sleeping worker;
+// if that request were dropped unanswered, the worker would sleep through
+// the whole run.
 func TestWorkRequestStands(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)

@@ -815,22 +815,11 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 		if ok {
 			return
 		}
-		var v any
+		p.ops.takeBack(subs) // unwinding: subs nobody took will never run
 		if st != nil {
-			v = recover()
-			w.RecordPanic(v) // on record before the run is cancelled
+			st.fail(w, recover()) // a child's walk, as run would
 		}
-		// Unwinding: subs nobody took will never run.
 		w.Cancel(nil)
-		for s := subs; s != nil; s = s.next {
-			if s.claim.CompareAndSwap(false, true) {
-				p.ops.pubOver()
-			}
-		}
-		if st != nil {
-			st.abandon(w)
-			panic(v)
-		}
 	}()
 	st = getState[N, H, R](w, p.ops)
 	lo, hi := 0, len(p.nodes)
@@ -878,20 +867,23 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 // thieves may still read the children it holds.
 func (st *state[N, H, R]) abandon(w *forkjoin.Worker) {
 	w.Cancel(nil)
-	takeBack := func(list *pub[N, H, R]) {
-		for p := list; p != nil; p = p.next {
-			if p.claim.CompareAndSwap(false, true) {
-				st.ops.pubOver()
-			}
-		}
-	}
-	takeBack(st.streamed) // a listing that did not end
+	st.ops.takeBack(st.streamed) // a listing that did not end
 	st.streamed, st.lastStreamed = nil, nil
 	for i := range st.frames {
 		if ps := st.frames[i].pubs; ps != nil {
-			takeBack(ps.behind)
-			takeBack(ps.ahead)
+			st.ops.takeBack(ps.behind)
+			st.ops.takeBack(ps.ahead)
 		}
 		st.frames[i] = frame[N, H, R]{}
+	}
+}
+
+// takeBack claims every pub of list that nobody took, so that it never
+// runs, and counts it out.
+func (ops *Ops[N, H, R]) takeBack(list *pub[N, H, R]) {
+	for p := list; p != nil; p = p.next {
+		if p.claim.CompareAndSwap(false, true) {
+			ops.pubOver()
+		}
 	}
 }
