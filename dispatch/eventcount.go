@@ -51,6 +51,9 @@ type EventCount struct {
 }
 
 // Token is what Prepare returns and Wait consumes: the epoch at Prepare.
+// The epoch has 32 bits, so a token taken exactly 2^32 notifications
+// before its Wait (a waiter held up for that long between the two) would
+// pass for a current one: Wait would sleep until the next notification.
 type Token struct{ epoch uint32 }
 
 const (

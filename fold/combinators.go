@@ -78,8 +78,8 @@ func Wrap[N, H, R any](f Fold[N, H, R], hooks Hooks[N, H, R]) Fold[N, H, R] {
 // Finished is a fold whose root result goes through one more function,
 // Root, made by Finish. It is not a Fold itself: the children's results
 // are still R, only the value handed back to the caller is an O. Run it
-// with its Seq method, or run its Fold with any executor (SeqDAG, the
-// parallel ones) and apply Root to the result.
+// with its Seq, Run or RunCtx method, or run its Fold with any other
+// executor (SeqDAG, RunDAG, RunErr) and apply Root to the result.
 type Finished[N, H, R, O any] struct {
 	Fold Fold[N, H, R]
 	Root func(R) O

@@ -2,6 +2,7 @@ package fold
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/forkjoin-go/forkjoin/tree"
 )
@@ -16,9 +17,24 @@ type CycleError[K comparable] struct {
 	Cycle []K
 }
 
-// Error names a node of the cycle and the cycle's length.
+// cycleShown is how many keys of a cycle its error message lists.
+const cycleShown = 8
+
+// Error names a node of the cycle and spells the cycle out, from that node
+// back to it ("a → b → c → a"); a cycle longer than cycleShown keys is
+// cut short, with its length.
 func (e *CycleError[K]) Error() string {
-	return fmt.Sprintf("fold: cycle in graph: node %v reaches itself through %d node(s)", e.Key, len(e.Cycle))
+	var b strings.Builder
+	fmt.Fprintf(&b, "fold: cycle in graph: node %v reaches itself: ", e.Key)
+	for i, k := range e.Cycle {
+		if i == cycleShown {
+			fmt.Fprintf(&b, "… (%d nodes in all) → ", len(e.Cycle))
+			break
+		}
+		fmt.Fprintf(&b, "%v → ", k)
+	}
+	fmt.Fprintf(&b, "%v", e.Key)
+	return b.String()
 }
 
 // dagFrame is a node in progress in SeqDAG: its heap, its segment of the

@@ -299,7 +299,7 @@ func ExampleCycleError() {
 	fmt.Println(err)
 	// Output:
 	// a [a b c]
-	// fold: cycle in graph: node a reaches itself through 3 node(s)
+	// fold: cycle in graph: node a reaches itself: a → b → c → a
 }
 
 func ExampleErrNilFunc() {

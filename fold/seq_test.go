@@ -239,6 +239,25 @@ func TestSeqDAGSelfLoop(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Key != 3 || !slices.Equal(ce.Cycle, []int{3}) {
 		t.Fatalf("got %v", err)
 	}
+	if want := "fold: cycle in graph: node 3 reaches itself: 3 → 3"; err.Error() != want {
+		t.Fatalf("message %q, want %q", err, want)
+	}
+}
+
+// TestCycleErrorLongCycle: the message of a long cycle lists its first
+// keys and its length, not every key.
+func TestCycleErrorLongCycle(t *testing.T) {
+	const n = 1000
+	g := tree.Treeish[int](func(k int, yield func(int) bool) { yield((k + 1) % n) })
+	_, err := fold.SeqDAG(fold.Count[int](), g, 0, func(k int) int { return k })
+	var ce *fold.CycleError[int]
+	if !errors.As(err, &ce) || len(ce.Cycle) != n {
+		t.Fatalf("got %v", err)
+	}
+	want := "fold: cycle in graph: node 0 reaches itself: 0 → 1 → 2 → 3 → 4 → 5 → 6 → 7 → … (1000 nodes in all) → 0"
+	if err.Error() != want {
+		t.Fatalf("message %q, want %q", err, want)
+	}
 }
 
 // stage is where a fault is injected.

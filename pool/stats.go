@@ -13,7 +13,9 @@ type Stats struct {
 	// SpawnFailures counts worker starts that failed (see WithSpawn).
 	SpawnFailures int64
 	// Runs counts dispatches and runs of the layers above (forkjoin.Run,
-	// folds, walks).
+	// folds, walks). A forkjoin.Handle's Join or Wait that finds its task
+	// not finished helps run the pool's tasks inside a run of its own, so
+	// it counts one too: with handles, Runs depends on timing.
 	Runs int64
 	// Parks counts the times a worker went to sleep; Wakeups the times a
 	// sleeping worker woke up.
