@@ -196,7 +196,8 @@ func (gn *GraphNode[T]) node() *graphNode { return &gn.n }
 // AddNode adds a task to g that runs fn once every node of deps has
 // finished successfully; fn may read their results with Value. deps must
 // be nodes of g (added earlier, so no cycle can be built). opts may set the
-// priority (WithPriority); a context is given to Run instead.
+// priority (WithPriority); a context is given to RunCtx instead, and
+// AddNode panics if opts hold one (WithContext).
 func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ...SpawnOption) *GraphNode[T] {
 	if g.ran {
 		panic("forkjoin: AddNode on a Graph that has run (a Graph can be run again, but not grown)")
@@ -207,7 +208,11 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 	if len(g.nodes) == math.MaxInt32 {
 		panic("forkjoin: a Graph holds at most 2^31-1 nodes")
 	}
-	prio := spawnOptions(opts).prio
+	c := spawnOptions(opts)
+	if c.ctx != nil {
+		panic("forkjoin: AddNode with WithContext (a Graph's nodes run under the context given to Graph.RunCtx)")
+	}
+	prio := c.prio
 	if g.scratch == nil {
 		g.takeScratch()
 	}
@@ -350,7 +355,8 @@ func (e *DependencyError) Unwrap() error { return e.Err }
 // Run runs the graph on p, the calling goroutine taking part, and returns
 // when every node is over: nil if all succeeded, else the errors of the
 // nodes that failed on their own (not those skipped for a failed
-// dependency), joined with errors.Join in the order nodes were added.
+// dependency), in the order nodes were added: one error as it is, several
+// joined with errors.Join.
 //
 // Run may be called again once it has returned: every node runs again,
 // and Value and Err report the latest run. Calling Run while a Run of the
@@ -359,7 +365,9 @@ func (g *Graph) Run(p *pool.Pool) error { return g.RunCtx(context.Background(), 
 
 // RunCtx is Run with a context: nodes not yet started when ctx is done are
 // skipped (their error is ctx.Err()), running ones see ctx through their
-// Worker.
+// Worker, and a node that returns is over with what it returned. The
+// context's error is among the errors returned once, however many nodes it
+// skipped; if every node ran to its end, RunCtx returns what Run would.
 func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	if !g.running.CompareAndSwap(false, true) {
 		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")
@@ -435,11 +443,28 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	if err != nil {
 		return err
 	}
+	// The nodes skipped because ctx was done all hold ctx.Err(): it is
+	// reported once, where the first of them is.
+	var ctxErr error
+	if ctxDone {
+		ctxErr = ctx.Err()
+	}
 	var errs []error
+	skipped := false
 	for _, n := range g.nodes {
-		if n.err != nil && !isDependencyError(n.err) {
+		switch {
+		case n.err == nil || isDependencyError(n.err):
+		case ctxErr != nil && n.err == ctxErr:
+			if !skipped {
+				skipped = true
+				errs = append(errs, ctxErr)
+			}
+		default:
 			errs = append(errs, n.err)
 		}
+	}
+	if len(errs) == 1 {
+		return errs[0] // itself, not wrapped: RunCtx returns ctx.Err() as it is
 	}
 	return errors.Join(errs...)
 }

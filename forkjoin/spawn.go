@@ -106,7 +106,10 @@ type spawnTask struct {
 	// ctxDone: rs.ctx can be done (its Done channel is not nil); a context
 	// that never is needs no check when the task starts.
 	ctxDone bool
-	body    spawnBody
+	// returned: the task's function returned (set by execSpawn for
+	// afterSpawn, on the same participant).
+	returned bool
+	body     spawnBody
 	// scope is the Scope of a scope task, else nil (see Worker.settleFor).
 	scope *Spawner
 }
@@ -140,13 +143,18 @@ func (st *spawnTask) initDone(s *scheduler, prio Priority, ctx context.Context, 
 // execSpawn runs a spawned task at a task boundary (Worker.execute).
 func execSpawn(w *Worker, h *task) {
 	st := (*spawnTask)(taskPointer(h))
+	st.returned = false
 	if st.ctxDone {
 		ctx := st.rs.ctx
 		if err := ctx.Err(); err != nil {
 			st.rs.fail(err) // never started: afterSpawn reports ctx.Err()
 			return
 		}
-		stop := context.AfterFunc(ctx, func() { st.rs.fail(ctx.Err()) })
+		// Once the task runs, its context being done cancels the task's
+		// run, which stops its forks (they unwind it), but records no
+		// failure: a task that returns all the same is over with what it
+		// returned (see afterSpawn).
+		stop := context.AfterFunc(ctx, func() { st.rs.cancel(nil) })
 		defer stop()
 	}
 	// Task time feeds the injector interval; sampling one task in 64 keeps
@@ -154,10 +162,12 @@ func execSpawn(w *Worker, h *task) {
 	// tasks. (A task that panics is not sampled.)
 	if w.timeTick++; w.timeTick%64 != 0 {
 		st.body.run(w)
+		st.returned = true
 		return
 	}
 	start := time.Now()
 	st.body.run(w)
+	st.returned = true
 	w.noteTaskTime(time.Since(start))
 }
 
@@ -166,6 +176,13 @@ func execSpawn(w *Worker, h *task) {
 func afterSpawn(w *Worker, h *task) {
 	st := (*spawnTask)(taskPointer(h))
 	err := st.rs.err()
+	if err != nil && st.returned && st.rs.failure.Load() == nil {
+		// Cancelled without a failure on record (its context was done
+		// while it ran, or it called Cancel(nil)), and it returned
+		// anyway: what it returned stands. (Its forks all completed: a
+		// fork of a cancelled run that was not done unwinds its joiner.)
+		err = nil
+	}
 	// The owner's own counters; counted before over, so that a joiner
 	// that saw the task over also sees it counted.
 	c := &w.sl.stats
@@ -364,7 +381,9 @@ func WithPriority(p Priority) SpawnOption {
 
 // WithContext ties a spawned task to ctx: if ctx is done before the task
 // starts, it is skipped and its handle reports ctx.Err(); once it runs, its
-// Worker's Context is ctx and its forks stop when ctx is done.
+// Worker's Context is ctx and its forks stop when ctx is done (the task
+// then unwinds, and its handle reports ctx.Err()). A task that returns is
+// over with what it returned, even if ctx was done meanwhile.
 func WithContext(ctx context.Context) SpawnOption {
 	if ctx == nil {
 		panic("forkjoin: WithContext(nil)")
@@ -455,8 +474,9 @@ func (h *Handle[T]) Done() <-chan struct{} {
 }
 
 // Join waits for the task and returns its result: fn's value and error, or
-// a *PanicError if fn panicked, or the context's error if it was cancelled
-// before it started. While it waits, the calling goroutine helps run the
+// a *PanicError if fn panicked, or the context's error if the task was
+// skipped (its context done before it started) or unwound by its forks
+// when its context was done. While it waits, the calling goroutine helps run the
 // pool's tasks (so Join works even on a pool whose workers could not
 // start).
 func (h *Handle[T]) Join() (T, error) {
@@ -515,7 +535,11 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 
 // ScopeCtx is Scope with a context: tasks of the scope not yet started when
 // ctx is done are skipped, running ones see ctx through their Worker. It
-// returns the first failure: a task's panic (*PanicError) or ctx.Err().
+// returns the first failure: a task's panic (*PanicError), or ctx.Err() if
+// ctx made a task stop short (skipped, or unwound by its cancelled forks).
+// Unlike RunCtx, it returns nil when every task ran to its end, even if
+// ctx was done by then: as errgroup's Wait, it reports what went wrong, not
+// the state of ctx.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	w.checkActive()
 	if fn == nil {

@@ -66,8 +66,14 @@ type Task struct {
 	panic *PanicError // of the last submitted run
 }
 
-// Init sets the function a pushed Task runs. A Task may be pushed again
-// after its function has started.
+// Init sets the function a pushed Task runs. A pushed Task may be pushed
+// again once its function has started (by the function itself, say): from
+// then on the core reads nothing of it. A submitted Task (Submit,
+// SubmitBatch) is the core's until it is over, just after its function
+// returns, because its memory holds the state of that submission's run:
+// submitting or pushing it again before then is a misuse that the core
+// does not detect. Pool.Close returns only once every submitted Task is
+// over.
 func (t *Task) Init(fn func(w *Worker, t *Task)) {
 	if fn == nil {
 		panic("forkjoin: Task.Init with a nil function")

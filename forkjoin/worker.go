@@ -69,7 +69,7 @@ type Worker struct {
 	id             int // index among all participants of the pool
 	poolIndex      int // the pool worker's index, or -1 for a caller
 	rng            uint64
-	counters       WorkerCounters
+	counters       workerCounters
 
 	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
 	// per task, so kept off the lines that thieves read (dq, pq, limit).
@@ -78,17 +78,17 @@ type Worker struct {
 	spare spareTasks // free scope tasks beyond sl.free, in batches (spawn.go)
 }
 
-// WorkerCounters are one participant's counters.
-type WorkerCounters struct {
+// workerCounters are one participant's counters, summed into pool.Stats.
+type workerCounters struct {
 	tasks, stealAttempts, steals atomic.Int64
 }
 
-// WorkerCountersSnapshot is a copy of a participant's counters.
+// workerCountersSnapshot is a copy of a participant's counters.
 type workerCountersSnapshot struct {
 	Tasks, StealAttempts, Steals int64
 }
 
-func (c *WorkerCounters) snapshot() workerCountersSnapshot {
+func (c *workerCounters) snapshot() workerCountersSnapshot {
 	return workerCountersSnapshot{c.tasks.Load(), c.stealAttempts.Load(), c.steals.Load()}
 }
 
@@ -112,8 +112,15 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	return w
 }
 
-// Index is the participant's number within its pool's scheduler (workers
-// and callers alike), for per-participant data such as scratch buffers.
+// Index is the participant's number within its pool, for per-participant
+// data such as scratch buffers: unique among the pool's participants and
+// fixed for each. Participants are numbered from 0 in the order the pool
+// first needs them: its workers, and a participant for each goroutine
+// inside a Run at once (a later Run reuses a free one). So Index stays
+// below Parallelism only while one goroutine at a time runs work on the
+// pool; nested Runs, concurrent callers and Handle.Join or Wait (which run
+// while they wait) add participants. Size a per-participant slice on
+// demand, or use Local.
 func (w *Worker) Index() int { return w.id }
 
 // Parallelism is the parallelism of the pool the worker belongs to.
@@ -448,46 +455,52 @@ func (w *Worker) execute(t *task) {
 		w.settleFor(t)
 	}
 	w.counters.tasks.Add(1)
+	// What execute needs of t once t's function has started is read now:
+	// from then on an intrusive Task may be pushed again (Task.Init), by
+	// its function or by whoever it signalled, and its header rewritten.
+	owner, after, run := t.owner, t.after, t.run
 	saved := w.run
-	w.run = t.run
+	w.run = run
 	mark := w.sp
 	// The private forks below mark belong to the frames this task
 	// interrupts (a Wait, say), possibly of another run: the task's
 	// heartbeats publish only its own forks.
 	savedPub := w.published
 	w.published = mark
-	if t.owner != nil { // a fork's slot: its joiner may help its thief
+	if owner != nil { // a fork's slot: its joiner may help its thief
 		t.thief.Store(w)
 	}
-	ok := w.runTask(t, mark)
+	ok := w.runTask(t, run, mark)
 	w.run = saved
 	w.published = savedPub
 	if saved != nil && saved.cancelled.Load() {
 		w.ask() // let the frames below notice at their next fork
 	}
-	if t.owner != nil { // a fork's slot: tell the joiner
+	if owner != nil { // a fork's slot: tell the joiner
 		if ok {
 			t.finish(taskDone)
 		} else {
 			t.finish(taskFailed)
 		}
 	}
-	if t.after != nil {
-		t.after(w, t)
+	if after != nil {
+		after(w, t)
 	}
 }
 
-func (w *Worker) runTask(t *task, mark int) (ok bool) {
-	if t.owner != nil && t.run != nil && t.run.cancelled.Load() {
+// runTask runs t, of run r, at a task boundary; mark is the fork stack's
+// height below t's forks. It reports whether t returned normally.
+func (w *Worker) runTask(t *task, r *runState, mark int) (ok bool) {
+	if t.owner != nil && r != nil && r.cancelled.Load() {
 		return false // a cancelled fork is not started; its joiner unwinds
 	}
 	defer func() {
 		if ok {
 			return
 		}
-		r := recover()
-		if t.run != nil {
-			t.run.recovered(r) // record and cancel first: abandon may wait for thieves
+		v := recover()
+		if r != nil {
+			r.recovered(v) // record and cancel first: abandon may wait for thieves
 		}
 		w.abandon(mark)
 	}()

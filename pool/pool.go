@@ -358,7 +358,10 @@ func (p *Pool) Closed() bool {
 // their work (submitted tasks run to completion), a Dispatch in progress
 // ends, then every worker goroutine is stopped and joined. When Close
 // returns no goroutine of the pool is left. Close is idempotent; a second
-// call waits for the first to finish. Any other use after Close panics.
+// call waits for the first to finish. After Close, what would give the
+// pool work (Dispatch, Pin, Attach, and the layers' runs and spawns)
+// panics, saying the pool is closed; what only reports (Stats, Closed,
+// Parallelism, Workers, WorkersAlive) still answers.
 func (p *Pool) Close() {
 	p.check()
 	p.mu.Lock()

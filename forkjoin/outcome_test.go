@@ -1,0 +1,136 @@
+package forkjoin_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// cancelAndReturn cancels the task's context from inside the task, waits
+// until the task's own Worker sees the cancellation (so that the core has
+// acted on it before the task returns), and returns normally.
+func cancelAndReturn(t *testing.T, w *forkjoin.Worker, cancel context.CancelFunc) {
+	cancel()
+	if !testcheck.PollUntil(w.Cancelled) {
+		t.Error("the task's Worker never saw its context cancelled")
+	}
+}
+
+// TestStartedTaskKeepsItsOutcome: a context that is done while a task
+// runs stops the task's forks, but a task that returns anyway is over
+// with what it returned: its handle, its graph node and its scope report
+// that, not the context's error (which is for tasks skipped before they
+// started, or unwound by their cancelled forks).
+func TestStartedTaskKeepsItsOutcome(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		h := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) {
+			cancelAndReturn(t, w, cancel)
+			return 5, nil
+		}, forkjoin.WithContext(ctx))
+		if v, err := h.Join(); v != 5 || err != nil {
+			t.Errorf("handle: got %d, %v; want 5, <nil>", v, err)
+		}
+
+		ctx, cancel = context.WithCancel(context.Background())
+		g := forkjoin.NewGraph()
+		a := forkjoin.AddNode(g, func(w *forkjoin.Worker) (int, error) {
+			cancelAndReturn(t, w, cancel)
+			return 1, nil
+		}, nil)
+		var bRan atomic.Bool
+		b := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) {
+			bRan.Store(true)
+			return 2, nil
+		}, []forkjoin.Dep{a})
+		err := g.RunCtx(ctx, p)
+		if a.Value() != 1 || a.Err() != nil {
+			t.Errorf("graph: node a got %d, %v; want 1, <nil>", a.Value(), a.Err())
+		}
+		if bRan.Load() || !errors.Is(b.Err(), context.Canceled) {
+			t.Errorf("graph: node b ran %v with %v; want skipped with context.Canceled", bRan.Load(), b.Err())
+		}
+		if !errors.Is(err, context.Canceled) || err.Error() != context.Canceled.Error() {
+			t.Errorf("graph: RunCtx returned %q; want the context's error, once", err)
+		}
+
+		ctx, cancel = context.WithCancel(context.Background())
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			err := forkjoin.ScopeCtx(ctx, w, func(s *forkjoin.Spawner) {
+				s.Spawn(w, func(w *forkjoin.Worker) { cancelAndReturn(t, w, cancel) })
+			})
+			if err != nil {
+				t.Errorf("scope: every task ran to its end, but ScopeCtx returned %v", err)
+			}
+		})
+	})
+}
+
+// TestGraphRunCtxDoneBeforeStart: with a context done before RunCtx, every
+// node is skipped, and RunCtx returns the context's error once, not once
+// per node.
+func TestGraphRunCtxDoneBeforeStart(t *testing.T) {
+	leakcheck.Check(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := forkjoin.NewGraph()
+	var ran atomic.Int32
+	fn := func(*forkjoin.Worker) (int, error) { ran.Add(1); return 0, nil }
+	root := forkjoin.AddNode(g, fn, nil)
+	mids := []forkjoin.Dep{forkjoin.AddNode(g, fn, []forkjoin.Dep{root}), forkjoin.AddNode(g, fn, []forkjoin.Dep{root})}
+	forkjoin.AddNode(g, fn, mids)
+	other := forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return 0, errors.New("never") }, nil)
+	pool.With(2, func(p *pool.Pool) {
+		err := g.RunCtx(ctx, p)
+		if ran.Load() != 0 || other.Err() != context.Canceled {
+			t.Errorf("%d nodes ran, the last one's error is %v; want none, context.Canceled", ran.Load(), other.Err())
+		}
+		if err != context.Canceled {
+			t.Errorf("RunCtx returned %q; want context.Canceled itself", err)
+		}
+	})
+}
+
+// TestTaskPushedAgainFromItsFunction: a Task may be pushed again once its
+// function has started (Task.Init), here by the function itself, many
+// times over, while other participants steal it. Under -race this checks
+// that the core reads nothing of a Task after its function has started.
+func TestTaskPushedAgainFromItsFunction(t *testing.T) {
+	leakcheck.Check(t)
+	const rounds = 2000
+	pool.With(2, func(p *pool.Pool) {
+		var task forkjoin.Task
+		var left atomic.Int32
+		var done forkjoin.Completion
+		left.Store(rounds)
+		task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
+			if left.Add(-1) == 0 {
+				done.Complete()
+				return
+			}
+			w.Push(t)
+		})
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			w.Push(&task)
+			w.Wait(&done)
+		})
+	})
+}
+
+// TestAddNodeRefusesWithContext: a graph's nodes run under the context
+// given to RunCtx; a context given to AddNode would be ignored, so it is
+// refused with a message that says so.
+func TestAddNodeRefusesWithContext(t *testing.T) {
+	g := forkjoin.NewGraph()
+	testcheck.MustPanicWith(t, "AddNode with WithContext", func() {
+		forkjoin.AddNode(g, func(*forkjoin.Worker) (int, error) { return 0, nil }, nil,
+			forkjoin.WithContext(context.Background()))
+	}, "WithContext", "RunCtx")
+}
