@@ -134,3 +134,40 @@ func TestAddNodeRefusesWithContext(t *testing.T) {
 			forkjoin.WithContext(context.Background()))
 	}, "WithContext", "RunCtx")
 }
+
+// TestRecycledScopeTaskNotCancelledByOldContext: a scope task whose context
+// ends while it runs has the cancellation delivered on a goroutine of the
+// context's; the task's memory is reused by the next Scope's task, which
+// that late cancellation must not reach. Each round, the first Scope's task
+// cancels its own context and returns; the second Scope (a context that is
+// never done) runs a For that must cover every index.
+func TestRecycledScopeTaskNotCancelledByOldContext(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2} {
+		pool.With(par, func(p *pool.Pool) {
+			for round := 0; round < 300; round++ {
+				var covered atomic.Int64
+				var err2 error
+				forkjoin.Run(p, func(w *forkjoin.Worker) {
+					ctx1, cancel1 := context.WithCancel(context.Background())
+					defer cancel1()
+					_ = forkjoin.ScopeCtx(ctx1, w, func(s *forkjoin.Spawner) {
+						s.Spawn(w, func(*forkjoin.Worker) { cancel1() })
+					})
+					err2 = forkjoin.ScopeCtx(context.Background(), w, func(s *forkjoin.Spawner) {
+						for range 4 {
+							s.Spawn(w, func(w *forkjoin.Worker) {
+								forkjoin.For(w, 1000, 1, func(_ *forkjoin.Worker, lo, hi int) {
+									covered.Add(int64(hi - lo))
+								})
+							})
+						}
+					})
+				})
+				if err2 != nil || covered.Load() != 4000 {
+					t.Fatalf("p=%d round %d: second Scope returned %v and its For loops covered %d of 4000 indexes", par, round, err2, covered.Load())
+				}
+			}
+		})
+	}
+}

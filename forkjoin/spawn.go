@@ -86,6 +86,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -154,8 +155,7 @@ func execSpawn(w *Worker, h *task) {
 		// run, which stops its forks (they unwind it), but records no
 		// failure: a task that returns all the same is over with what it
 		// returned (see afterSpawn).
-		stop := context.AfterFunc(ctx, func() { st.rs.cancel(nil) })
-		defer stop()
+		defer stopWhenDone(ctx, &st.rs)()
 	}
 	// Task time feeds the injector interval; sampling one task in 64 keeps
 	// two clock reads (some 25 ns each on a virtual machine) off most
@@ -169,6 +169,30 @@ func execSpawn(w *Worker, h *task) {
 	st.body.run(w)
 	st.returned = true
 	w.noteTaskTime(time.Since(start))
+}
+
+// stopWhenDone cancels r, without a failure, when ctx is done, until the
+// function it returns is called. That function returns only once nothing
+// can touch r any more: if the cancellation has started (on the goroutine
+// context.AfterFunc starts), it waits for it to end. r lives in a spawned
+// task, which may be reused for another task as soon as this one is over
+// (a Scope's tasks are): a late cancellation would stop that other task.
+func stopWhenDone(ctx context.Context, r *runState) func() {
+	var over atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		r.cancel(nil)
+		over.Store(true)
+	})
+	return func() {
+		if stop() {
+			return // it will never run
+		}
+		// It has started: r.cancel is a few loads and stores, on a
+		// goroutine that is runnable, so this yields until it has run.
+		for !over.Load() {
+			runtime.Gosched()
+		}
+	}
 }
 
 // afterSpawn is called by Worker.execute once the task is over, whether it
