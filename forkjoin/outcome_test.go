@@ -171,3 +171,58 @@ func TestRecycledScopeTaskNotCancelledByOldContext(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeFunctionPanicWaits: a panic in the Scope's own function fails
+// the scope like a task's panic: Scope re-panics with it only once the
+// tasks already running are over, and the tasks not yet started never run.
+func TestScopeFunctionPanicWaits(t *testing.T) {
+	leakcheck.Check(t)
+	// Parallelism 1: nobody runs the tasks while fn spawns them, so all
+	// are skipped; before, they ran later, inside Close.
+	var ran atomic.Int32
+	pool.With(1, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			v := testcheck.MustPanic(t, "Scope whose function panics", func() {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					for range 10 {
+						s.Spawn(w, func(*forkjoin.Worker) { ran.Add(1) })
+					}
+					panic("scope body")
+				})
+			})
+			if pe, ok := v.(*forkjoin.PanicError); !ok || pe.Value != "scope body" {
+				t.Errorf("Scope panicked with %v, want a *PanicError of the function's panic", v)
+			}
+		})
+		forkjoin.Run(p, func(*forkjoin.Worker) {})
+	})
+	if ran.Load() != 0 {
+		t.Errorf("%d tasks of the failed scope ran; want none", ran.Load())
+	}
+
+	// Parallelism 2: a task already running when fn panics is waited for.
+	pool.With(2, func(p *pool.Pool) {
+		var started, fnPanicked, finished atomic.Bool
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			testcheck.MustPanic(t, "Scope whose function panics", func() {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					s.Spawn(w, func(*forkjoin.Worker) {
+						started.Store(true)
+						if !testcheck.PollUntil(fnPanicked.Load) {
+							t.Error("the scope's function never panicked")
+						}
+						finished.Store(true)
+					})
+					if !testcheck.PollUntil(started.Load) {
+						t.Error("the task never started on the other worker")
+					}
+					fnPanicked.Store(true)
+					panic("scope body")
+				})
+			})
+			if !finished.Load() {
+				t.Error("Scope panicked while one of its tasks was still running")
+			}
+		})
+	})
+}

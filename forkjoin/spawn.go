@@ -87,6 +87,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -548,9 +549,10 @@ type Spawner struct {
 // Scope runs fn, which spawns tasks with the Spawner it receives, and
 // returns when fn and every task spawned in the scope (by fn or by those
 // tasks, transitively) have finished; meanwhile the calling goroutine
-// helps. If a task panics, the scope's tasks that have not started are
-// skipped, and Scope re-panics with the first panic (a *PanicError) once
-// everything is over.
+// helps. If a task or fn itself panics, the scope's tasks that have not
+// started are skipped, and Scope re-panics with the first panic (a
+// *PanicError) once everything is over: even then, no task of the scope
+// runs after Scope has returned.
 func Scope(w *Worker, fn func(s *Spawner)) {
 	if err := ScopeCtx(w.Context(), w, fn); err != nil {
 		panic(err)
@@ -559,7 +561,8 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 
 // ScopeCtx is Scope with a context: tasks of the scope not yet started when
 // ctx is done are skipped, running ones see ctx through their Worker. It
-// returns the first failure: a task's panic (*PanicError), or ctx.Err() if
+// returns the first failure: a task's or fn's panic (*PanicError), or
+// ctx.Err() if
 // ctx made a task stop short (skipped, or unwound by its cancelled forks).
 // Unlike RunCtx, it returns nil when every task ran to its end, even if
 // ctx was done by then: as errgroup's Wait, it reports what went wrong, not
@@ -571,11 +574,32 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	}
 	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx != nil && ctx.Done() != nil}
 	sp.pending.Add(1) // fn itself
+	unwind := false
 	func() {
-		defer sp.finishOne(nil)
+		ok := false
+		defer func() {
+			if !ok {
+				// fn panicked, or its run was cancelled under it: the
+				// scope fails like a panicking task (its tasks not yet
+				// started are skipped), and it still waits for the
+				// others below.
+				switch v := recover(); v.(type) {
+				case unwinding:
+					unwind = true // the core's: it goes on once the scope is over
+					sp.recordFailure(ErrAborted)
+				default:
+					sp.recordFailure(dispatch.NewPanicError(v, debug.Stack()))
+				}
+			}
+			sp.finishOne(nil)
+		}()
 		fn(sp)
+		ok = true
 	}()
 	w.Wait(&sp.done)
+	if unwind {
+		panic(unwinding{})
+	}
 	if p := sp.failure.Load(); p != nil {
 		return *p
 	}
