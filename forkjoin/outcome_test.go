@@ -3,6 +3,8 @@ package forkjoin_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -225,4 +227,55 @@ func TestScopeFunctionPanicWaits(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestCloseWithConcurrentSpawns: goroutines outside the pool spawn while
+// Close runs. Each Spawn either returns a handle whose task has run by the
+// time Close returns, or, once Close has run every task, panics saying the
+// pool is closed. Before, a Spawn in between returned a handle whose task
+// never ran.
+func TestCloseWithConcurrentSpawns(t *testing.T) {
+	leakcheck.Check(t)
+	for round := 0; round < 10; round++ {
+		p := pool.New(2)
+		const spawners, most = 3, 100_000
+		handles := make([][]*forkjoin.Handle[int], spawners)
+		var spawned atomic.Int64
+		var wg sync.WaitGroup
+		for g := range spawners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if v := recover(); v != nil {
+						if s, ok := v.(string); !ok || !strings.Contains(s, "closed pool") {
+							t.Errorf("Spawn panicked with %v, want a message about a closed pool", v)
+						}
+					}
+				}()
+				for range most {
+					h := forkjoin.Spawn(p, func(*forkjoin.Worker) (int, error) { return 1, nil })
+					handles[g] = append(handles[g], h)
+					spawned.Add(1)
+				}
+			}()
+		}
+		if !testcheck.PollUntil(func() bool { return spawned.Load() >= 100 }) {
+			t.Fatal("the spawners never started")
+		}
+		p.Close()
+		wg.Wait()
+		for g := range handles {
+			for i, h := range handles[g] {
+				select {
+				case <-h.Done():
+				default:
+					t.Fatalf("round %d: spawner %d's task %d of %d never ran, though Close has returned", round, g, i, len(handles[g]))
+				}
+			}
+		}
+		if st := p.Stats(); st.Submitted != st.Completed {
+			t.Fatalf("round %d: %d tasks submitted, %d completed", round, st.Submitted, st.Completed)
+		}
+	}
 }

@@ -120,11 +120,18 @@ type injector struct {
 	_    cacheline.Pad
 }
 
-func (in *injector) push(p Priority, ts ...*task) {
+// push queues ts at priority p and reports true, unless *sealed, read
+// under the lock (see scheduler.drain): then it reports false.
+func (in *injector) push(p Priority, sealed *bool, ts ...*task) bool {
 	in.mu.Lock()
+	if *sealed {
+		in.mu.Unlock()
+		return false
+	}
 	in.q[p] = append(in.q[p], ts...)
 	in.n[p].Add(int64(len(ts)))
 	in.mu.Unlock()
+	return true
 }
 
 // take removes a fair share of priority p's queue: the first task to run

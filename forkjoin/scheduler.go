@@ -74,7 +74,11 @@ type scheduler struct {
 	workers []*Worker // by pool worker index
 	free    []*Worker // idle caller Workers
 	closed  bool
-	nextID  int
+	// sealed: Close saw every spawned task over (see drain); a task
+	// submitted from outside the pool's tasks is refused from then on.
+	// Under inj.mu, not mu.
+	sealed bool
+	nextID int
 
 	// joinWake parks participants waiting for a stolen task or a
 	// Completion; the task's finisher notifies it.

@@ -233,12 +233,33 @@ func (s *scheduler) submit(w *Worker, st *spawnTask) {
 	if w != nil {
 		s.queueLocal(w, st)
 	} else {
-		s.pending.Add(1)
-		s.spawned.submitted[st.prio].Add(1)
-		s.inj.push(st.prio, &st.hdr)
+		s.inject(st)
 	}
 	s.wakeForNew()
 }
+
+// inject counts st in and queues it on the injector: a task submitted from
+// outside the pool's tasks. It panics if Close has sealed the injector
+// (see drain).
+func (s *scheduler) inject(st *spawnTask) {
+	s.pending.Add(1) // before the look at the seal: see drain
+	s.spawned.submitted[st.prio].Add(1)
+	if !s.inj.push(st.prio, &s.sealed, &st.hdr) {
+		s.refuse(st.prio, 1)
+	}
+}
+
+// refuse counts out n tasks of priority p submitted from outside the
+// pool's tasks after the drain sealed the injector, and panics.
+func (s *scheduler) refuse(p Priority, n int64) {
+	s.spawned.submitted[p].Add(-n)
+	if s.pending.Add(-n) == 0 {
+		s.drained.NotifyAll()
+	}
+	panic(errSealed)
+}
+
+const errSealed = "forkjoin: Spawn or Submit on a closed pool (its Close had already run every task)"
 
 // queueLocal counts st in and queues it on w's own queue of its priority,
 // without the wake-up decision: the caller makes one (wakeForNew) after
@@ -453,7 +474,11 @@ type Handle[T any] struct {
 // in fn becomes the handle's error (a *PanicError with the value and
 // stack); it never takes down a worker or the pool. Pool.Close (and the
 // end of pool.With) waits for every spawned task, including the tasks
-// they spawn.
+// they spawn. Spawning from another goroutine while Close runs is a race
+// the pool settles: a task spawned while Close still waits for tasks
+// runs, and a Spawn that comes once Close has seen them all over panics
+// (the pool is closed) rather than return a handle to a task that would
+// never run. The same holds for Submit and SubmitBatch.
 func Spawn[T any](p *pool.Pool, fn func(w *Worker) (T, error), opts ...SpawnOption) *Handle[T] {
 	if fn == nil {
 		panic("forkjoin: Spawn with a nil function")
@@ -868,9 +893,13 @@ func SubmitBatch(p *pool.Pool, b *Batch, prio Priority) {
 	if b.n == 0 {
 		return
 	}
-	s.pending.Add(int64(b.n))
+	s.pending.Add(int64(b.n)) // before the look at the seal: see drain
 	s.spawned.submitted[prio].Add(int64(b.n))
 	s.inj.mu.Lock()
+	if s.sealed {
+		s.inj.mu.Unlock()
+		s.refuse(prio, int64(b.n))
+	}
 	for t := b.head; t != nil; {
 		next := t.next
 		t.next = nil
@@ -922,11 +951,33 @@ func (t *Task) Panic() *PanicError { return t.panic }
 
 // drain runs from Pool.Close: it waits until every spawned task is over,
 // running tasks on the calling goroutine if the pool has no worker to.
+//
+// When it returns, the injector is sealed: a task submitted from outside
+// the pool's tasks (Spawn, Submit, SubmitBatch from a goroutine that is not
+// running one) would never run, so it is refused with a panic. The seal
+// is set under the injector's lock, after pending is seen zero under it;
+// such a submission counts itself in pending, then looks at the seal
+// under the same lock. So either its count came first, the drain saw
+// pending not zero and waits for the task; or the drain's look came
+// first, and the submission, taking the lock after, sees the seal and
+// counts itself out. A task that spawns while it runs counts in pending
+// itself, so while it could spawn, pending is not zero and there is no
+// seal: tasks spawned by tasks are never refused.
 func (s *scheduler) drain() {
-	for s.pending.Load() != 0 {
+	for {
+		if s.pending.Load() == 0 {
+			s.inj.mu.Lock()
+			if s.pending.Load() == 0 {
+				s.sealed = true
+				s.inj.mu.Unlock()
+				return
+			}
+			s.inj.mu.Unlock()
+			continue
+		}
 		tok := s.drained.Prepare()
 		if s.pending.Load() == 0 {
-			return
+			continue // to seal
 		}
 		if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 || s.helpWanted.Load() {
 			// Nobody else may run them: take part until they are done.
