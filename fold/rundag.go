@@ -55,6 +55,15 @@ type dagRun[N, H, R any, K comparable] struct {
 	root    *dagNode[N, H, R, K]
 	done    forkjoin.Completion
 	failed  atomic.Bool
+
+	// live counts the node tasks pushed and not over. After a failure the
+	// root's waiter is woken at once (fail), while tasks that other
+	// participants started may still be in callbacks: RunDAG waits for
+	// live to reach zero (drain) before it returns, so that no callback
+	// runs after it.
+	live     atomic.Int64
+	draining atomic.Bool
+	drained  forkjoin.Completion
 }
 
 // RunDAG folds the directed acyclic graph below root in parallel on p,
@@ -66,7 +75,7 @@ type dagRun[N, H, R any, K comparable] struct {
 // If the graph has a cycle, RunDAG returns a *CycleError[K] naming a node
 // on it, before any Init runs. A panic in a callback is returned as a
 // *forkjoin.PanicError; ctx (nil means context.Background) cancels the
-// fold as in RunCtx.
+// fold as in RunCtx. Either way, no callback runs after RunDAG returns.
 //
 // g is called once per distinct key, possibly from several goroutines at
 // once. Memory: an entry per distinct key and a pointer per edge, kept
@@ -91,8 +100,9 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 		if err != nil {
 			return err
 		}
+		defer d.drain(w) // also when a node's panic unwinds the Wait below
 		for _, e := range leaves {
-			w.Push(&e.task)
+			d.push(w, e)
 		}
 		w.Wait(&d.done)
 		if d.failed.Load() {
@@ -198,6 +208,7 @@ func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, H, R, K], error) {
 func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 	e := (*dagNode[N, H, R, K])(unsafe.Pointer(t))
 	d := e.run
+	defer d.over() // last: after the callbacks and the pushes of parents
 	if w.Cancelled() || d.failed.Load() {
 		d.fail()
 		return
@@ -206,8 +217,14 @@ func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 	defer func() {
 		if !ok {
 			v := recover()
-			w.RecordPanic(v)
 			d.fail()
+			if v == nil {
+				// runtime.Goexit: it goes on unwinding; the run
+				// fails without a panic to report.
+				w.Cancel(nil)
+				return
+			}
+			w.RecordPanic(v)
 			panic(v)
 		}
 	}()
@@ -223,9 +240,39 @@ func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 	}
 	for _, p := range e.parents {
 		if p.pending.Add(-1) == 0 {
-			w.Push(&p.task)
+			d.push(w, p)
 		}
 	}
+}
+
+// push makes e's task available to the run's participants, counted in
+// live until it is over.
+func (d *dagRun[N, H, R, K]) push(w *forkjoin.Worker, e *dagNode[N, H, R, K]) {
+	d.live.Add(1)
+	w.Push(&e.task)
+}
+
+// over counts a node task out of live.
+func (d *dagRun[N, H, R, K]) over() {
+	if d.live.Add(-1) == 0 && d.draining.Load() {
+		d.drained.Complete()
+	}
+}
+
+// drain waits, helping, until no node task is live. After a success there
+// is none but the root's, which is over but for its count; after a failure
+// the others return at once (runNode sees the failure) or finish the
+// callback they are in. live is read after draining is set, and over reads
+// draining after its count: whichever comes second sees the other.
+func (d *dagRun[N, H, R, K]) drain(w *forkjoin.Worker) {
+	if d.live.Load() == 0 {
+		return
+	}
+	d.draining.Store(true)
+	if d.live.Load() == 0 {
+		return
+	}
+	w.Wait(&d.drained)
 }
 
 // fail wakes the root's waiter once the run cannot finish.

@@ -3,14 +3,18 @@ package fold_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // TestRunDAGMatchesSeqDAG: heavy sharing, each key initialised once, same
@@ -52,6 +56,76 @@ func TestRunDAGCycle(t *testing.T) {
 		var ce *fold.CycleError[int]
 		if !errors.As(err, &ce) || len(ce.Cycle) != 3 {
 			t.Fatalf("RunDAG on a cycle: %v", err)
+		}
+	})
+}
+
+// TestRunDAGWaitsForCallbacksAfterFailure: when a node panics, RunDAG
+// returns only once the callbacks running on other participants are over
+// (no callback of the fold runs after RunDAG has returned). One leaf
+// blocks its participant until another leaf, on the other participant,
+// has panicked; then it finishes its callbacks, which must all come before
+// RunDAG returns.
+func TestRunDAGWaitsForCallbacksAfterFailure(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		for round := 0; round < 20; round++ {
+			var started atomic.Int32
+			var panicked, returned, blockerDone atomic.Bool
+			var blocker atomic.Int64
+			var late atomic.Int32
+			after := func() {
+				if returned.Load() {
+					late.Add(1)
+				}
+			}
+			g := tree.Treeish[int](func(n int, yield func(int) bool) {
+				if n == 0 {
+					for k := 1; k <= 1000; k++ {
+						yield(k)
+					}
+				}
+			})
+			f := fold.New(
+				func(n int) int {
+					after()
+					switch n {
+					case 0:
+					default:
+						switch started.Add(1) {
+						case 1: // the blocker
+							blocker.Store(int64(n))
+							if !testcheck.PollUntil(panicked.Load) {
+								t.Error("no leaf panicked")
+							}
+						case 2:
+							panicked.Store(true)
+							panic("leaf")
+						}
+					}
+					return n
+				},
+				func(h *int, c int) { after(); *h += c },
+				func(h *int) int {
+					after()
+					if int64(*h) == blocker.Load() { // a leaf's heap is its node
+						blockerDone.Store(true)
+					}
+					return *h
+				},
+			)
+			_, err := fold.RunDAG(context.Background(), p, f, g, 0, func(n int) int { return n })
+			returned.Store(true)
+			var pe *forkjoin.PanicError
+			if !errors.As(err, &pe) || pe.Value != "leaf" {
+				t.Fatalf("round %d: RunDAG returned %v, want the leaf's panic", round, err)
+			}
+			if !testcheck.PollUntil(blockerDone.Load) {
+				t.Fatalf("round %d: the blocked leaf never finished", round)
+			}
+			if n := late.Load(); n != 0 {
+				t.Fatalf("round %d: %d callbacks ran after RunDAG returned", round, n)
+			}
 		}
 	})
 }
