@@ -369,3 +369,59 @@ func poolsFor(t *testing.T) func(n int) *pool.Pool {
 		return p
 	}
 }
+
+// TestRunCtxStopsInsideWideNode: a context cancelled by a callback stops
+// the walk within a few hundred nodes per participant, also inside the
+// ranges of children a wide node deals out, which the walk folds child by
+// child without going through its loop. With one processor, the
+// goroutine that tells the core of the cancellation cannot run while the
+// walk does, so the walk's own looks at the context are what stop it.
+func TestRunCtxStopsInsideWideNode(t *testing.T) {
+	leakcheck.Check(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	// The walk runs some 30 ms before the cancel, so that the runtime's
+	// preemption has interleaved the participants: each is inside a
+	// range of the root's children when it comes.
+	const leaves, cancelAt = 100_000, 30_000
+	g := tree.Treeish[int](func(n int, yield func(int) bool) {
+		if n == 0 {
+			for k := 1; k <= leaves; k++ {
+				if !yield(k) {
+					return
+				}
+			}
+		}
+	})
+	pool.With(2, func(p *pool.Pool) {
+		for round := 0; round < 5; round++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			var inits, afterCancel atomic.Int64
+			var cancelled atomic.Bool
+			f := fold.New(
+				func(n int) int {
+					if cancelled.Load() {
+						afterCancel.Add(1)
+					}
+					if inits.Add(1) == cancelAt {
+						cancel()
+						cancelled.Store(true)
+					}
+					spin(1000)
+					return n
+				},
+				func(h *int, c int) { *h += c },
+				func(h *int) int { return *h },
+			)
+			_, err := fold.RunCtx(ctx, p, f, g, 0)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("round %d: RunCtx returned %v, want context.Canceled", round, err)
+			}
+			// Each of the two participants may start up to 256 nodes
+			// before its next look (ctxEvery in internal/walk).
+			if n := afterCancel.Load(); n > 2*256+16 {
+				t.Fatalf("round %d: %d nodes started after the context was cancelled", round, n)
+			}
+		}
+	})
+}

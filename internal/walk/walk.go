@@ -833,6 +833,12 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			hi = mid
 			continue
 		}
+		if st.ticks++; st.ticks%ctxEvery == 0 {
+			// As the loop does: its look does not come for leaves.
+			if err := w.Context().Err(); err != nil {
+				w.Abort(err)
+			}
+		}
 		r, leaf := st.enter(p.nodes[lo], -1)
 		if !leaf {
 			r = st.loop(w)
