@@ -70,7 +70,10 @@ type dagRun[N, H, R any, K comparable] struct {
 // computing each distinct key once. It returns the same result as
 // SeqDAG(f, g, root, key): a node's result is accumulated into every parent
 // that lists a node with its key, in each parent's child order, so
-// Accumulate must not modify what a child's result points to.
+// Accumulate must not modify what a child's result points to. That holds
+// when a key identifies a node; if different nodes share a key, RunDAG
+// folds whichever of them its parallel discovery reaches first (with its
+// children), where SeqDAG folds the first in depth-first order.
 //
 // If the graph has a cycle, RunDAG returns a *CycleError[K] naming a node
 // on it, before any Init runs. A panic in a callback is returned as a

@@ -409,6 +409,10 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 //
 // A panic in either call is re-raised by Join (after the other call has
 // finished or was abandoned), and the run is cancelled.
+//
+// A Future forked by fn(w, a) must be joined before fn(w, a) returns: Join
+// does not check it (the check would cost its fast path), and a Future
+// left unjoined there is dropped, its call never made.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	// The fast path of a word fork, written out by hand: it runs once per
 	// fork and every instruction shows. One guard for everything unusual

@@ -18,7 +18,9 @@ import (
 // A Worker is valid only inside the task that received it, on that task's
 // goroutine. Keeping it and using it after the task returned (or from
 // another goroutine) is a bug; where the core can detect it, it panics with
-// a message saying so.
+// a message saying so. It cannot always: a Run's participant is reused by
+// later Runs, and a pool worker's by its later tasks, so a kept handle may
+// act on whatever that participant runs now.
 type Worker struct {
 	// Hot, owner-only fields first.
 
@@ -255,7 +257,8 @@ func (w *Worker) waitTask(h *task) {
 }
 
 // Wait helps with other work until c is complete. Use it to wait for what
-// pushed Tasks signal.
+// pushed Tasks signal. It returns only then, even once the run is
+// cancelled: a pushed Task must signal whatever happens (see Task).
 func (w *Worker) Wait(c *Completion) {
 	w.checkActive()
 	if c.Done() {

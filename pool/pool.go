@@ -362,6 +362,10 @@ func (p *Pool) Closed() bool {
 // pool work (Dispatch, Pin, Attach, and the layers' runs and spawns)
 // panics, saying the pool is closed; what only reports (Stats, Closed,
 // Parallelism, Workers, WorkersAlive) still answers.
+//
+// Close must not be called from work running on the pool (a task, a fork,
+// a callback of a fold): it waits for that work, and for the worker
+// running it, so it would wait for itself.
 func (p *Pool) Close() {
 	p.check()
 	p.mu.Lock()

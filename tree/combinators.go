@@ -55,7 +55,10 @@ func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, ch
 // is no eviction. Drop the Treeish to free the cache, and make a new one per
 // walk when the tree may change between walks.
 //
-// g must not call the memoized Treeish for the same key from inside itself.
+// g must not call the memoized Treeish for the same key from inside itself,
+// nor, through other keys, in a circle (g for a consulting b while g for b
+// consults a): a key being listed makes the others that want it wait, so
+// two such listings on two goroutines wait for each other for ever.
 func Memoize[N any, K comparable](g Treeish[N], key func(N) K) Treeish[N] {
 	var cache sync.Map // K -> *memoEntry[N]
 	return func(n N, yield func(N) bool) {
