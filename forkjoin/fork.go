@@ -407,8 +407,10 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
 // waits where another participant can take it; if nobody did by the time
 // fn(w, a) returns, it runs here too.
 //
-// A panic in either call is re-raised by Join (after the other call has
-// finished or was abandoned), and the run is cancelled.
+// A panic in either call cancels the run and leaves Join: a panic in
+// fn(w, a) at once, even while another participant runs fn(w, b) (the
+// run's boundary, not Join, waits for that one, so Run returns only once
+// it is over).
 //
 // A Future forked by fn(w, a) must be joined before fn(w, a) returns: Join
 // does not check it (the check would cost its fast path), and a Future
