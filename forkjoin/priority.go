@@ -263,6 +263,43 @@ func (w *Worker) next() *task {
 	return nil
 }
 
+// helpTake finds a task for a participant that helps while it waits (for
+// the stolen fork h, if not nil), in priority order as next does: for each
+// priority, its own queue, the injector, then the other participants'
+// queues; at Normal, the thief of h comes first among the others (it holds
+// what the waiter waits for). It never takes a fork from its own deque:
+// those belong to the frames below the waiter.
+func (w *Worker) helpTake(h *task) *task {
+	var parts []*Worker
+	start := 0
+	for p := High; p < numPriorities; p++ {
+		if t := w.pq[p].pop(); t != nil {
+			return t // spawned tasks: independent of the frames below
+		}
+		if p == Normal && h != nil {
+			if thief := h.thief.Load(); thief != nil {
+				if t := w.stealFrom(thief); t != nil {
+					return t
+				}
+			}
+		}
+		if t := w.takeInjected(p); t != nil {
+			return t
+		}
+		if p == High && w.sched.inj.high.Load() == 0 {
+			continue // nothing in anyone's High queue (see next)
+		}
+		if parts == nil {
+			parts = *w.sched.parts.Load()
+			start = int(w.nextRand() % uint64(max(len(parts), 1)))
+		}
+		if t := w.stealPriority(p, parts, start); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
 // stealOnce looks once, in priority order, at the injector and at the other
 // participants' queues (never at its own: a participant that helps while it
 // waits must leave its own queues to the frames below it).

@@ -270,10 +270,9 @@ func (w *Worker) Wait(c *Completion) {
 
 // helpUntil runs tasks until done() holds: first the intrusive Tasks at
 // the bottom of its own deque (what this frame Pushed and now Waits for;
-// at parallelism 1 nobody else would run them), then tasks stolen from
-// the thief of h (if known), then from anyone. When there is nothing to
-// take it parks on joinWake, which the finisher of h (or the completer of
-// a Completion) notifies.
+// at parallelism 1 nobody else would run them), then, by priority, what
+// helpTake finds. When there is nothing to take it parks on joinWake,
+// which the finisher of h (or the completer of a Completion) notifies.
 func (w *Worker) helpUntil(done func() bool, h *task) {
 	idle := 0
 	for !done() {
@@ -284,16 +283,8 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 			w.dq.push(t)
 			t = nil
 		}
-		for p := High; t == nil && p < numPriorities; p++ {
-			t = w.pq[p].pop() // spawned tasks: independent of the frames below
-		}
-		if t == nil && h != nil {
-			if thief := h.thief.Load(); thief != nil {
-				t = w.stealFrom(thief)
-			}
-		}
 		if t == nil {
-			t = w.stealOnce()
+			t = w.helpTake(h)
 		}
 		if t != nil {
 			w.execute(t)
