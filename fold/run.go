@@ -39,6 +39,9 @@ func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) 
 // callbacks already running finish, and RunCtx returns ctx.Err(). A panic
 // in a callback is returned as a *forkjoin.PanicError.
 func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) (R, error) {
+	if ctx == nil {
+		panic("fold: RunCtx with a nil context")
+	}
 	var res R
 	if err := check(f, g); err != nil {
 		return res, err

@@ -16,6 +16,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
@@ -423,5 +424,17 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 				t.Fatalf("round %d: %d nodes started after the context was cancelled", round, n)
 			}
 		}
+	})
+}
+
+// TestNilContext: RunCtx refuses a nil context with a message naming
+// itself (it used to be the core's, naming forkjoin.RunCtx).
+func TestNilContext(t *testing.T) {
+	leaf := tree.Treeish[int](func(int, func(int) bool) {})
+	pool.With(1, func(p *pool.Pool) {
+		//lint:ignore SA1012 the nil context is what is tested
+		testcheck.MustPanicWith(t, "fold.RunCtx", func() { fold.RunCtx(nil, p, fold.Count[int](), leaf, 0) }, "fold: RunCtx with a nil context")
+		//lint:ignore SA1012 the nil context is what is tested
+		testcheck.MustPanicWith(t, "tree.WalkCtx", func() { tree.WalkCtx(nil, p, leaf, 0, func(int) error { return nil }) }, "tree: WalkCtx with a nil context")
 	})
 }

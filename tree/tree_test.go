@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/tree"
 	"pgregory.net/rapid"
@@ -307,5 +308,29 @@ func TestWalkAllocations(t *testing.T) {
 	allocs = testing.AllocsPerRun(20, func() { tree.WalkSeq(testtree.Children, g.Root, func(*Node) bool { return true }) })
 	if allocs > 5 {
 		t.Fatalf("WalkSeq: %v allocations per walk of 20000 nodes", allocs)
+	}
+}
+
+// TestNilFunctions: a nil function given to a constructor or a sequential
+// walk is refused where it is passed, with a message naming the call,
+// rather than failing later as a nil dereference inside a walk.
+func TestNilFunctions(t *testing.T) {
+	g := tree.FromSlice(func(n int) []int { return nil })
+	id := func(n int) int { return n }
+	for name, f := range map[string]func(){
+		"FromSlice":        func() { tree.FromSlice[int](nil) },
+		"FromSeq":          func() { tree.FromSeq[int](nil) },
+		"Filter":           func() { tree.Filter(g, nil) },
+		"Filter of nil":    func() { tree.Filter(nil, func(int) bool { return true }) },
+		"Map":              func() { tree.Map(g, id, nil) },
+		"Contramap":        func() { tree.Contramap[int, int](g, id, nil) },
+		"Memoize":          func() { tree.Memoize[int, int](g, nil) },
+		"Trace":            func() { tree.Trace[int](nil, tree.TraceHooks[int]{}) },
+		"WalkSeq":          func() { tree.WalkSeq(g, 0, nil) },
+		"CountSeq":         func() { tree.CountSeq[int](nil, 0) },
+		"FindSeq":          func() { tree.FindSeq(g, 0, nil) },
+		"FindSeq of nil g": func() { tree.FindSeq(nil, 0, func(int) bool { return true }) },
+	} {
+		testcheck.MustPanicWith(t, name, f, "tree: ", "with a nil function")
 	}
 }

@@ -37,6 +37,9 @@ func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
 // visit returns, or ctx's error once ctx is done, stops the walk (no new
 // node is visited; visits already running finish) and is returned.
 func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, visit func(N) error) error {
+	if ctx == nil {
+		panic("tree: WalkCtx with a nil context")
+	}
 	if g == nil || visit == nil {
 		return errors.New("tree: WalkCtx with a nil children function or visit")
 	}
