@@ -199,6 +199,9 @@ func (gn *GraphNode[T]) node() *graphNode { return &gn.n }
 // priority (WithPriority); a context is given to RunCtx instead, and
 // AddNode panics if opts hold one (WithContext).
 func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ...SpawnOption) *GraphNode[T] {
+	if g == nil {
+		panic("forkjoin: AddNode to a nil *Graph")
+	}
 	if g.ran {
 		panic("forkjoin: AddNode on a Graph that has run (a Graph can be run again, but not grown)")
 	}
@@ -369,6 +372,9 @@ func (g *Graph) Run(p *pool.Pool) error { return g.RunCtx(context.Background(), 
 // context's error is among the errors returned once, however many nodes it
 // skipped; if every node ran to its end, RunCtx returns what Run would.
 func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
+	if ctx == nil {
+		panic("forkjoin: Graph.RunCtx with a nil context")
+	}
 	if !g.running.CompareAndSwap(false, true) {
 		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")
 	}

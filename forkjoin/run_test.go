@@ -556,6 +556,18 @@ func TestBadInput(t *testing.T) {
 		Reduce(w, 1, 0, func(*Worker, int, int) int { return 0 }, nil)
 	})
 	inRun("Push of a Task without Init", "without Init", func(w *Worker) { w.Push(new(Task)) })
+	inRun("Push of a nil Task", "nil *Task", func(w *Worker) { w.Push(nil) })
+	inRun("Wait for a nil Completion", "nil *Completion", func(w *Worker) { w.Wait(nil) })
+	inRun("ScopeCtx with a nil context", "nil context", func(w *Worker) {
+		_ = ScopeCtx(nil, w, func(*Spawner) {})
+	})
+	mustPanic(t, "Submit of a nil Task", "nil *Task", func() { Submit(p, nil, Normal) })
+	mustPanic(t, "SubmitBatch of a nil Batch", "nil *Batch", func() { SubmitBatch(p, nil, Normal) })
+	mustPanic(t, "Batch.Push of a nil Task", "nil *Task", func() { new(Batch).Push(nil) })
+	mustPanic(t, "AddNode to a nil Graph", "nil *Graph", func() {
+		AddNode(nil, func(*Worker) (int, error) { return 0, nil }, nil)
+	})
+	mustPanic(t, "Graph.RunCtx with a nil context", "nil context", func() { _ = NewGraph().RunCtx(nil, p) })
 	square := NewFork(func(_ *Worker, x int) int { return x * x })
 	inRun("Future joined out of order", "out of order", func(w *Worker) {
 		a := square.Fork(w, 2)

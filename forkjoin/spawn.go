@@ -594,6 +594,9 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 // the state of ctx.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	w.checkActive()
+	if ctx == nil {
+		panic("forkjoin: ScopeCtx with a nil context")
+	}
 	if fn == nil {
 		panic("forkjoin: Scope with a nil function")
 	}
@@ -852,6 +855,9 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 // Pool.Close waits for submitted tasks. A panic in the task's function is
 // kept (see Task.Panic) and counted; it does not affect other tasks.
 func Submit(p *pool.Pool, t *Task, prio Priority) {
+	if t == nil {
+		panic("forkjoin: Submit of a nil *Task")
+	}
 	s := schedulerOf(p)
 	t.prepareSubmit(s, prio)
 	s.submit(nil, &t.st)
@@ -869,6 +875,9 @@ type Batch struct {
 // Push adds t to the batch. t must have been initialised with Init and not
 // be queued elsewhere.
 func (b *Batch) Push(t *Task) {
+	if t == nil {
+		panic("forkjoin: Batch.Push of a nil *Task")
+	}
 	if t.fn == nil {
 		panic("forkjoin: Batch.Push of a Task without Init")
 	}
@@ -888,6 +897,9 @@ func (b *Batch) Len() int { return b.n }
 // SubmitBatch submits every task of b with the given priority and empties
 // b.
 func SubmitBatch(p *pool.Pool, b *Batch, prio Priority) {
+	if b == nil {
+		panic("forkjoin: SubmitBatch of a nil *Batch")
+	}
 	s := schedulerOf(p)
 	prio.check()
 	if b.n == 0 {

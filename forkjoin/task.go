@@ -94,6 +94,9 @@ func execIntrusive(w *Worker, h *task) {
 // initialised with Init.
 func (w *Worker) Push(t *Task) {
 	w.checkActive()
+	if t == nil {
+		panic("forkjoin: Push of a nil *Task")
+	}
 	if t.fn == nil {
 		panic("forkjoin: Push of a Task without Init")
 	}

@@ -261,6 +261,9 @@ func (w *Worker) waitTask(h *task) {
 // cancelled: a pushed Task must signal whatever happens (see Task).
 func (w *Worker) Wait(c *Completion) {
 	w.checkActive()
+	if c == nil {
+		panic("forkjoin: Wait for a nil *Completion")
+	}
 	if c.Done() {
 		return
 	}
