@@ -526,9 +526,9 @@ func (h *Handle[T]) Done() <-chan struct{} {
 // Join waits for the task and returns its result: fn's value and error, or
 // a *PanicError if fn panicked, or the context's error if the task was
 // skipped (its context done before it started) or unwound by its forks
-// when its context was done. While it waits, the calling goroutine helps run the
-// pool's tasks (so Join works even on a pool whose workers could not
-// start).
+// when its context was done. While it waits, the calling goroutine helps
+// run the pool's tasks (so Join works even on a pool whose workers could
+// not start).
 func (h *Handle[T]) Join() (T, error) {
 	return h.Wait(context.Background())
 }
@@ -587,11 +587,10 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 // ScopeCtx is Scope with a context: tasks of the scope not yet started when
 // ctx is done are skipped, running ones see ctx through their Worker. It
 // returns the first failure: a task's or fn's panic (*PanicError), or
-// ctx.Err() if
-// ctx made a task stop short (skipped, or unwound by its cancelled forks).
-// Unlike RunCtx, it returns nil when every task ran to its end, even if
-// ctx was done by then: as errgroup's Wait, it reports what went wrong, not
-// the state of ctx.
+// ctx.Err() if ctx made a task stop short (skipped, or unwound by its
+// cancelled forks). Unlike RunCtx, it returns nil when every task ran to
+// its end, even if ctx was done by then: as errgroup's Wait, it reports
+// what went wrong, not the state of ctx.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	w.checkActive()
 	if ctx == nil {
@@ -600,7 +599,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	if fn == nil {
 		panic("forkjoin: Scope with a nil function")
 	}
-	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx != nil && ctx.Done() != nil}
+	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx.Done() != nil}
 	sp.pending.Add(1) // fn itself
 	unwind := false
 	func() {
@@ -614,6 +613,10 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 				switch v := recover(); v.(type) {
 				case unwinding:
 					unwind = true // the core's: it goes on once the scope is over
+					sp.recordFailure(ErrAborted)
+				case nil:
+					// runtime.Goexit, which goes on unwinding past the
+					// Wait below: the tasks not started are skipped.
 					sp.recordFailure(ErrAborted)
 				default:
 					sp.recordFailure(dispatch.NewPanicError(v, debug.Stack()))
