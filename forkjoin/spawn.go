@@ -254,9 +254,22 @@ func (s *scheduler) inject(st *spawnTask) {
 func (s *scheduler) refuse(p Priority, n int64) {
 	s.spawned.submitted[p].Add(-n)
 	if s.pending.Add(-n) == 0 {
-		s.drained.NotifyAll()
+		s.pendingOver()
 	}
 	panic(errSealed)
+}
+
+// pendingOver is called by whoever brought pending to zero: it wakes
+// Close's drain, which waits for that either on drained or, when it takes
+// part in the work (see drain), parked as a participant on joinWake. The
+// helper counts itself in joinParked before its last look at pending, and
+// the load of joinParked here follows the decrement to zero: one of the
+// two sees the other, so a parked helper is always woken.
+func (s *scheduler) pendingOver() {
+	s.drained.NotifyAll()
+	if s.joinParked.Load() != 0 {
+		s.joinWake.NotifyAll()
+	}
 }
 
 const errSealed = "forkjoin: Spawn or Submit on a closed pool (its Close had already run every task)"
@@ -386,7 +399,7 @@ func (w *Worker) flushSlack() {
 	if n := w.sl.schedSlack; n != 0 {
 		w.sl.schedSlack = 0
 		if w.sched.pending.Add(-n) == 0 {
-			w.sched.drained.NotifyAll()
+			w.sched.pendingOver()
 		}
 	}
 }
