@@ -85,7 +85,8 @@ const latchSpins = 256
 // may be nil.
 //
 // If a worker's call of job panics, the panic is recovered on the worker and
-// re-raised here, after the latch, as a *PanicError. If body panics, the
+// re-raised here, after the latch, as a *PanicError; a call that ends in
+// runtime.Goexit is re-raised as a *PanicError of ErrGoexit. If body panics, the
 // dispatch is still sealed and latched before the panic continues.
 func (d *Dispatcher) Dispatch(job *Job, wake func(), body func()) {
 	if job == nil || job.Call == nil {
@@ -213,7 +214,8 @@ func (d *Dispatcher) waitLatch() {
 
 // Serve is the worker's side: count in, load the job, call it if one is
 // published, count out. It reports whether a job was called. A panic in the
-// job's call is recovered and kept for the dispatching caller.
+// job's call is recovered and kept for the dispatching caller, and so is a
+// runtime.Goexit (as ErrGoexit), which goes on to end the calling goroutine.
 func (d *Dispatcher) Serve(worker int) (served bool) {
 	d.inJob.Add(1) // count in BEFORE loading the pointer: see the file comment
 	defer d.countOut()
@@ -221,15 +223,24 @@ func (d *Dispatcher) Serve(worker int) (served bool) {
 	if job == nil {
 		return false
 	}
-	defer d.recoverCall()
+	defer d.recoverCall(job, &served)
 	job.Call(job.Data, worker)
 	return true
 }
 
-func (d *Dispatcher) recoverCall() {
-	if r := recover(); r != nil {
-		d.panicked.CompareAndSwap(nil, NewPanicError(r, debug.Stack()))
+// recoverCall keeps a panic out of a worker's call of job for the caller;
+// so is a runtime.Goexit (the call neither returned nor panicked), as a
+// *PanicError of ErrGoexit, except in a pinned job: the layer that pinned
+// it reports a Goexit in its own work to whoever waits for that work.
+func (d *Dispatcher) recoverCall(job *Job, returned *bool) {
+	r := recover()
+	if r == nil {
+		if *returned || d.pinned.Load() == job {
+			return
+		}
+		r = ErrGoexit
 	}
+	d.panicked.CompareAndSwap(nil, NewPanicError(r, debug.Stack()))
 }
 
 func (d *Dispatcher) countOut() {

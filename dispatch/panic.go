@@ -47,6 +47,15 @@ func (e *PanicError) Unwrap() error {
 	return nil
 }
 
+// ErrGoexit is the Value of the *PanicError that reports work which called
+// runtime.Goexit on a goroutine running it for someone else: a pool worker,
+// or a goroutine helping while it waits. Goexit cannot be stopped: that
+// goroutine ends (a pool worker is replaced), and the work is reported as
+// failed, with the stack of the Goexit, instead of never finishing. In a
+// test, the usual cause is t.FailNow, t.Fatal or t.SkipNow called off the
+// test's goroutine, which the testing package does not allow.
+var ErrGoexit = errors.New("runtime.Goexit called in work run for another goroutine (t.FailNow, t.Fatal or t.SkipNow off the test's goroutine?)")
+
 // IsPanic reports whether err is, or wraps, a *PanicError.
 func IsPanic(err error) bool {
 	var pe *PanicError

@@ -223,8 +223,8 @@ func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 			d.fail()
 			if v == nil {
 				// runtime.Goexit: it goes on unwinding; the run
-				// fails without a panic to report.
-				w.Cancel(nil)
+				// fails with ErrGoexit and the stack of the call.
+				w.RecordPanic(forkjoin.ErrGoexit)
 				return
 			}
 			w.RecordPanic(v)

@@ -80,6 +80,18 @@ func (r *runState) err() error {
 // Worker.Abort with a nil cause) without any recorded failure.
 var ErrAborted = errors.New("forkjoin: run aborted")
 
+// goexitError is how a runtime.Goexit in a task is reported: a *PanicError
+// of ErrGoexit with the stack of the goroutine that called it (a deferred
+// call runs on top of it).
+func goexitError() error { return dispatch.NewPanicError(ErrGoexit, debug.Stack()) }
+
+// ErrGoexit is the Value of the *PanicError that reports a task which
+// called runtime.Goexit (see dispatch.ErrGoexit): errors.Is(err, ErrGoexit)
+// finds it. The goroutine that ran the task ends, as Goexit demands: a pool
+// worker is replaced; a goroutine that helped run the task while it waited
+// in Run, Join or Wait ends there, its own run failed with the same error.
+var ErrGoexit = dispatch.ErrGoexit
+
 // Run runs fn as the root task of a run on p, with the calling goroutine
 // participating, and returns when fn and everything it forked have
 // completed. A panic in any task cancels the run and is re-raised here as a
@@ -133,8 +145,9 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 		stop := context.AfterFunc(ctx, func() { r.fail(ctx.Err()) })
 		defer stop()
 	}
-	w.runRoot(fn)
-	s.releaseCaller(w)
+	if !w.runRoot(fn) {
+		s.releaseCaller(w)
+	}
 	if err := r.err(); err != nil {
 		return err
 	}
@@ -149,16 +162,32 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 
 // runRoot runs the root function at a task boundary, then runs what is
 // left in the caller's deque (pushed Tasks nobody took).
-func (w *Worker) runRoot(fn func(w *Worker) error) {
+//
+// A runtime.Goexit on the caller's goroutine, from fn or from a task it
+// helped with, ends that goroutine: nothing after runRoot runs. The run
+// fails with ErrGoexit (its forks elsewhere stop), and runRoot finishes
+// it and gives the caller's Worker back to the scheduler before the
+// goroutine goes. It reports whether it did so (with GODEBUG=panicnil=1,
+// a panic(nil) looks the same to recover, but returns).
+func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 	r := w.run
 	func() {
 		ok := false
 		defer func() {
-			if !ok {
-				v := recover()
-				r.recovered(v) // record and cancel first: abandon may wait for thieves
-				w.abandon(0)
+			if ok {
+				return
 			}
+			v := recover()
+			if v == nil { // runtime.Goexit
+				r.fail(goexitError())
+				w.abandon(0)
+				w.finishRoot()
+				w.sched.releaseCaller(w)
+				released = true
+				return
+			}
+			r.recovered(v) // record and cancel first: abandon may wait for thieves
+			w.abandon(0)
 		}()
 		if err := fn(w); err != nil {
 			r.fail(err)
@@ -168,6 +197,15 @@ func (w *Worker) runRoot(fn func(w *Worker) error) {
 		}
 		ok = true
 	}()
+	if !released {
+		w.finishRoot()
+	}
+	return released
+}
+
+// finishRoot runs the tasks left in the caller's deque (pushed Tasks
+// nobody took) and frees the fork slots the run left.
+func (w *Worker) finishRoot() {
 	for t := w.dq.pop(); t != nil; t = w.dq.pop() {
 		w.execute(t)
 	}

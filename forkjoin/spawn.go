@@ -630,7 +630,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 				case nil:
 					// runtime.Goexit, which goes on unwinding past the
 					// Wait below: the tasks not started are skipped.
-					sp.recordFailure(ErrAborted)
+					sp.recordFailure(goexitError())
 				default:
 					sp.recordFailure(dispatch.NewPanicError(v, debug.Stack()))
 				}

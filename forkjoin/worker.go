@@ -366,11 +366,16 @@ func (w *Worker) stealFromQuiet(v *Worker) *task {
 func (w *Worker) serve() {
 	s := w.sched
 	s.enter()
+	left := false
+	defer func() {
+		if !left { // a task's runtime.Goexit is ending the goroutine
+			w.leaveOnGoexit()
+		}
+	}()
 	for {
 		t := w.search()
 		if t == nil {
 			w.dropStale() // about to idle: keep nothing of the work done
-			var left bool
 			if t, left = s.leave(w); left {
 				return
 			}
@@ -392,6 +397,27 @@ func (w *Worker) serve() {
 		w.standing, w.armed = false, false
 		s.startSearching()
 	}
+}
+
+// leaveOnGoexit is serve's end for a pool worker whose goroutine a task's
+// runtime.Goexit is ending (runTask has ended that task): it gives back
+// its slack and what it kept of the work, and leaves the scheduler as the
+// active worker it was (it was running a task, so not searching). The pool
+// starts a goroutine in its place (pool.Pool.replaceWorker), which takes
+// over this Worker and the tasks still queued on it; until then the others
+// may steal them, and the wake-up below looks for someone to.
+func (w *Worker) leaveOnGoexit() {
+	if w.holdsSlack() {
+		w.flushSlack()
+	}
+	if w.dirty || w.sp != 0 {
+		w.resetSlabs()
+	}
+	w.clearAsked()
+	w.standing, w.armed = false, false
+	w.dropStale()
+	w.sched.state.Add(^uint64(activeOne - 1))
+	w.sched.wakeCheckQuiet()
 }
 
 // search looks for a task for a while before giving up: at least
@@ -455,39 +481,67 @@ func (w *Worker) execute(t *task) {
 	// What execute needs of t once t's function has started is read now:
 	// from then on an intrusive Task may be pushed again (Task.Init), by
 	// its function or by whoever it signalled, and its header rewritten.
-	owner, after, run := t.owner, t.after, t.run
-	saved := w.run
+	end := taskEnd{owner: t.owner, after: t.after, saved: w.run, savedPub: w.published}
+	run := t.run
 	w.run = run
 	mark := w.sp
 	// The private forks below mark belong to the frames this task
 	// interrupts (a Wait, say), possibly of another run: the task's
 	// heartbeats publish only its own forks.
-	savedPub := w.published
 	w.published = mark
-	if owner != nil { // a fork's slot: its joiner may help its thief
+	if end.owner != nil { // a fork's slot: its joiner may help its thief
 		t.thief.Store(w)
 	}
-	ok := w.runTask(t, run, mark)
-	w.run = saved
-	w.published = savedPub
-	if saved != nil && saved.cancelled.Load() {
+	ok := w.runTask(t, run, mark, &end)
+	if !end.over {
+		w.endTask(t, &end, ok)
+	}
+}
+
+// taskEnd is what execute restores and signals once its task is over: the
+// task's owner and after callback, read before it ran, and the worker's run
+// and publication mark it interrupted. over is set once endTask has run.
+type taskEnd struct {
+	owner    *Worker
+	after    func(w *Worker, t *task)
+	saved    *runState
+	savedPub int
+	over     bool
+}
+
+// endTask ends t for execute: the worker goes back to the interrupted run,
+// a fork's joiner learns how it ended, a spawned task reports.
+func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
+	e.over = true
+	w.run = e.saved
+	w.published = e.savedPub
+	if e.saved != nil && e.saved.cancelled.Load() {
 		w.ask() // let the frames below notice at their next fork
 	}
-	if owner != nil { // a fork's slot: tell the joiner
+	if e.owner != nil { // a fork's slot: tell the joiner
 		if ok {
 			t.finish(taskDone)
 		} else {
 			t.finish(taskFailed)
 		}
 	}
-	if after != nil {
-		after(w, t)
+	if e.after != nil {
+		e.after(w, t)
 	}
 }
 
 // runTask runs t, of run r, at a task boundary; mark is the fork stack's
 // height below t's forks. It reports whether t returned normally.
-func (w *Worker) runTask(t *task, r *runState, mark int) (ok bool) {
+//
+// A task that calls runtime.Goexit (t.FailNow in a test, say) neither
+// returns nor panics: recover finds nothing, and once the deferred calls
+// have run, the goroutine ends, whatever it was (a pool worker, or a
+// goroutine that helped while it waited). Goexit cannot be stopped, so the
+// deferred call ends the task itself, failed with a *PanicError of
+// ErrGoexit, before the goroutine goes: its joiner, its handle, its scope
+// learn it, rather than waiting for ever. The frames below then meet the
+// same Goexit: serve and runRoot clean up for the goroutine.
+func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool) {
 	if t.owner != nil && r != nil && r.cancelled.Load() {
 		return false // a cancelled fork is not started; its joiner unwinds
 	}
@@ -496,6 +550,14 @@ func (w *Worker) runTask(t *task, r *runState, mark int) (ok bool) {
 			return
 		}
 		v := recover()
+		if v == nil { // runtime.Goexit
+			if r != nil {
+				r.fail(goexitError())
+			}
+			w.abandon(mark)
+			w.endTask(t, end, false)
+			return
+		}
 		if r != nil {
 			r.recovered(v) // record and cancel first: abandon may wait for thieves
 		}

@@ -69,6 +69,7 @@ type Pool struct {
 	runs          atomic.Int64
 	started       atomic.Int64
 	spawnFailures atomic.Int64
+	goexits       atomic.Int64 // workers a job ended with runtime.Goexit
 }
 
 // workerState holds one worker's counters; each on a line of its own.
@@ -283,7 +284,14 @@ func (p *Pool) spawnWorker(id int, ws *workerState) (err error) {
 }
 
 func (p *Pool) workerLoop(id int, ws *workerState) {
+	exited := true // until the loop returns: a runtime.Goexit in a job leaves it set
 	defer func() {
+		if exited {
+			// The job reported the Goexit to whoever waits for it; the pool
+			// gets its worker back. Started before this one counts out, so
+			// that Close's wait never sees the count at zero in between.
+			p.replaceWorker(id, ws)
+		}
 		p.alive.Add(-1)
 		p.wg.Done()
 	}()
@@ -292,6 +300,7 @@ func (p *Pool) workerLoop(id int, ws *workerState) {
 	for {
 		tok := p.wake.Prepare()
 		if p.stopping.Load() {
+			exited = false
 			return
 		}
 		if !entered || tok != last {
@@ -303,6 +312,27 @@ func (p *Pool) workerLoop(id int, ws *workerState) {
 		p.wake.Wait(tok)
 		ws.wakeups.Add(1)
 	}
+}
+
+// replaceWorker starts a goroutine to take the place of worker id, whose
+// goroutine a job ended with runtime.Goexit, unless the pool is stopping.
+// If it cannot be started, the pool goes on with one worker fewer (counted
+// in Stats.SpawnFailures), as when a first start fails.
+func (p *Pool) replaceWorker(id int, ws *workerState) {
+	if p.stopping.Load() {
+		return
+	}
+	defer func() {
+		if recover() != nil { // a broken WithSpawn: as an error
+			p.spawnFailures.Add(1)
+		}
+		p.goexits.Add(1) // last: once it is seen, so is the replacement
+	}()
+	if p.spawnWorker(id, ws) != nil {
+		p.spawnFailures.Add(1)
+		return
+	}
+	p.started.Add(1)
 }
 
 // Attach returns the attachment stored under key, creating it with create

@@ -353,6 +353,45 @@ func TestWorkerPanicReraisedOnCaller(t *testing.T) {
 	}
 }
 
+func goexitInJob() { runtime.Goexit() }
+
+// TestWorkerGoexitReraisedAndReplaced: a worker's call of a dispatched job
+// ends in runtime.Goexit, which ends the worker's goroutine. The Dispatch
+// reports it as a *PanicError of ErrGoexit instead of never hearing of it,
+// and the pool starts a goroutine in the worker's place.
+func TestWorkerGoexitReraisedAndReplaced(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	var entered atomic.Bool
+	job := dispatch.Job{Call: func(unsafe.Pointer, int) {
+		if entered.CompareAndSwap(false, true) {
+			goexitInJob()
+		}
+	}}
+	testcheck.MustPanicError(t, "Dispatch whose worker calls Goexit", func() {
+		p.Dispatch(&job, func() {
+			if !pollUntil(entered.Load) {
+				t.Error("no worker entered the job")
+			}
+		})
+	}, dispatch.ErrGoexit, "goexitInJob")
+	if !pollUntil(func() bool { st := p.Stats(); return st.Goexits == 1 && st.WorkersAlive == 1 }) {
+		t.Fatalf("the worker was not replaced: %+v", p.Stats())
+	}
+	if st := p.Stats(); st.Goexits != 1 || st.WorkersStarted != 2 {
+		t.Fatalf("Goexits %d, WorkersStarted %d; want 1, 2", st.Goexits, st.WorkersStarted)
+	}
+	// The replacement takes part in the next dispatch.
+	var byWorker atomic.Bool
+	job2 := dispatch.Job{Call: func(unsafe.Pointer, int) { byWorker.Store(true) }}
+	p.Dispatch(&job2, func() {
+		if !pollUntil(byWorker.Load) {
+			t.Error("the replacement worker never entered the next job")
+		}
+	})
+}
+
 func TestBodyPanicSealedLatchedReraised(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(3)

@@ -12,6 +12,10 @@ type Stats struct {
 	WorkersAlive   int
 	// SpawnFailures counts worker starts that failed (see WithSpawn).
 	SpawnFailures int64
+	// Goexits counts worker goroutines that work they ran ended with
+	// runtime.Goexit; each was replaced by a new goroutine (counted in
+	// WorkersStarted, or in SpawnFailures if it could not start).
+	Goexits int64
 	// Runs counts dispatches and runs of the layers above (forkjoin.Run,
 	// folds, walks). A forkjoin.Handle's Join or Wait that finds its task
 	// not finished helps run the pool's tasks inside a run of its own, so
@@ -72,6 +76,7 @@ func (p *Pool) Stats() Stats {
 		WorkersStarted: p.started.Load(),
 		WorkersAlive:   int(p.alive.Load()),
 		SpawnFailures:  p.spawnFailures.Load(),
+		Goexits:        p.goexits.Load(),
 		Runs:           p.runs.Load(),
 	}
 	p.mu.Lock()

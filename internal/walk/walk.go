@@ -165,8 +165,15 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 }
 
 // fail records v, recovered from a panic that leaves a walk with st,
-// abandons st and panics again with v.
+// abandons st and panics again with v. A nil v is a runtime.Goexit in a
+// callback: recorded as forkjoin.ErrGoexit (which cancels the run before
+// abandon waits for thieves), it goes on unwinding by itself.
 func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
+	if v == nil {
+		w.RecordPanic(forkjoin.ErrGoexit)
+		st.abandon(w)
+		return
+	}
 	w.RecordPanic(v)
 	st.abandon(w)
 	panic(v)

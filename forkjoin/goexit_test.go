@@ -1,0 +1,175 @@
+package forkjoin
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// A task that calls runtime.Goexit (t.FailNow off the test's goroutine is
+// the usual way) ends the goroutine running it; nothing can stop that. What
+// the core owes: the task is reported failed with ErrGoexit instead of
+// never finishing, a pool worker is replaced, a caller's Worker is given
+// back, and Close and later runs work as before. Before, each case below
+// hung, in Join, Run or Close.
+
+// isGoexit reports whether err is the *PanicError of a Goexit.
+func isGoexit(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe) && errors.Is(err, ErrGoexit) && len(pe.Stack) > 0
+}
+
+// afterGoexit checks that p still runs work correctly, with every
+// participant, and closes it.
+func afterGoexit(t *testing.T, p *pool.Pool) {
+	t.Helper()
+	for range 20 {
+		if err := checkSum(p, smallTree, smallSum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+}
+
+func TestGoexitInSpawnedTaskOnWorker(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	h := Spawn(p, func(*Worker) (int, error) {
+		runtime.Goexit()
+		return 1, nil
+	})
+	<-h.Done() // not Join: the pool's worker runs it, nobody helps
+	if v, err := h.Join(); v != 0 || !isGoexit(err) {
+		t.Fatalf("Join = %d, %v; want 0 and a *PanicError of ErrGoexit", v, err)
+	}
+	// The handle is over before the worker's goroutine has ended.
+	if !testcheck.PollUntil(func() bool { st := p.Stats(); return st.Goexits == 1 && st.WorkersAlive == 1 }) {
+		t.Fatalf("the worker was not replaced: %+v", p.Stats())
+	}
+	if st := p.Stats(); st.Goexits != 1 || st.WorkersStarted != 2 || st.Panicked != 1 {
+		t.Errorf("Goexits %d, WorkersStarted %d, Panicked %d; want 1, 2, 1", st.Goexits, st.WorkersStarted, st.Panicked)
+	}
+	// The replacement takes part: a task only a worker can run runs.
+	h2 := Spawn(p, func(*Worker) (int, error) { return 2, nil })
+	<-h2.Done()
+	afterGoexit(t, p)
+}
+
+func TestGoexitInStolenFork(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	var stolen atomic.Bool
+	pe := testcheck.MustPanicError(t, "Run whose stolen fork calls Goexit", func() {
+		Run(p, func(w *Worker) {
+			root := w
+			Join(w, func(w *Worker) {
+				for i := 0; i < 1e8 && !stolen.Load(); i++ {
+					Join(w, func(*Worker) {}, func(*Worker) {})
+				}
+			}, func(w *Worker) {
+				if w == root {
+					return // not stolen: never Goexit on the test's goroutine
+				}
+				stolen.Store(true)
+				runtime.Goexit()
+			})
+		})
+	}, ErrGoexit, "TestGoexitInStolenFork")
+	if pe != nil && !stolen.Load() {
+		t.Fatal("the fork was never stolen")
+	}
+	afterGoexit(t, p)
+}
+
+// TestGoexitOfCaller: the goroutine in Run calls Goexit itself (its own
+// t.FailNow), with forks of the run on the other worker. The run is ended
+// and the caller's Worker given back.
+func TestGoexitOfCaller(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	s := schedulerOf(p)
+	var forked atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(p, func(w *Worker) {
+			for i := 0; i < 100; i++ {
+				f := sumFork.Fork(w, smallTree)
+				forked.Add(f.Join(w))
+			}
+			runtime.Goexit()
+		})
+		t.Error("Run returned after its function called Goexit")
+	}()
+	<-done
+	if forked.Load() != 100*smallSum {
+		t.Errorf("forks gave %d, want %d", forked.Load(), 100*smallSum)
+	}
+	s.mu.Lock()
+	free := len(s.free)
+	s.mu.Unlock()
+	if free != 1 {
+		t.Errorf("%d free caller Workers after the Goexit, want 1", free)
+	}
+	afterGoexit(t, p)
+}
+
+// TestGoexitInTaskHelpedByJoin: a goroutine waiting in Join helps run the
+// task it waits for (parallelism 1: nobody else can), which calls Goexit:
+// that goroutine ends, and the handle reports the Goexit to anyone else.
+func TestGoexitInTaskHelpedByJoin(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(1)
+	h := Spawn(p, func(*Worker) (int, error) {
+		runtime.Goexit()
+		return 1, nil
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.Join()
+		t.Error("Join returned on the goroutine that ran a Goexit")
+	}()
+	<-done
+	<-h.Done()
+	if _, err := h.Join(); !isGoexit(err) {
+		t.Fatalf("Join = %v, want a *PanicError of ErrGoexit", err)
+	}
+	afterGoexit(t, p)
+}
+
+// TestGoexitInScopeTask: a scope task on the worker calls Goexit; the
+// scope waits for the others and reports the Goexit.
+func TestGoexitInScopeTask(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	var err error
+	var goexited atomic.Bool
+	Run(p, func(w *Worker) {
+		root := w
+		err = ScopeCtx(context.Background(), w, func(s *Spawner) {
+			for range 50 {
+				s.Spawn(w, func(w *Worker) {
+					if w != root {
+						goexited.Store(true)
+						runtime.Goexit()
+					}
+					// Keep the caller here until the worker has taken one.
+					if !testcheck.PollUntil(goexited.Load) {
+						t.Error("the worker never took a scope task")
+					}
+				})
+			}
+		})
+	})
+	if !isGoexit(err) {
+		t.Fatalf("ScopeCtx = %v, want a *PanicError of ErrGoexit", err)
+	}
+	afterGoexit(t, p)
+}
