@@ -351,23 +351,38 @@ func (w *Worker) stealPriority(p Priority, parts []*Worker, start int) *task {
 				return t
 			}
 		}
-		// Up to half of v's queue at once: run the oldest, keep the rest
-		// in our own queue of the same priority (where others may steal
-		// them in turn).
-		if got, r := v.pq[p].steal(w.batchBuf[:0]); r == stolen {
-			w.counters.stealAttempts.Add(1)
-			w.counters.steals.Add(1)
-			t := got[0]
-			if len(got) > 1 {
-				w.pq[p].pushMany(got[1:])
-				w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
-			}
-			clear(got)
-			w.batchBuf = got[:0]
+		if t := w.stealQueue(v, p); t != nil {
 			return t
-		} else if r == contended {
-			w.counters.stealAttempts.Add(1)
 		}
 	}
 	return nil
+}
+
+// stealQueue takes up to half of v's queue of priority p at once: it runs
+// the oldest and keeps the rest in its own queue of the same priority
+// (where others may steal them in turn). A steal that lost a race is
+// tried again: the queue may still hold tasks, and this may be the last
+// look of a searcher about to leave or of a helper about to park (leave,
+// helpUntil), which must not take a lost race for an empty queue. Each
+// lost race is someone else's progress, so this ends.
+func (w *Worker) stealQueue(v *Worker, p Priority) *task {
+	for {
+		got, r := v.pq[p].steal(w.batchBuf[:0])
+		if r == empty {
+			return nil
+		}
+		w.counters.stealAttempts.Add(1)
+		if r == contended {
+			continue
+		}
+		w.counters.steals.Add(1)
+		t := got[0]
+		if len(got) > 1 {
+			w.pq[p].pushMany(got[1:])
+			w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
+		}
+		clear(got)
+		w.batchBuf = got[:0]
+		return t
+	}
 }

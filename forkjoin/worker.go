@@ -60,6 +60,7 @@ type Worker struct {
 	dq       *deque
 	pq       [numPriorities]*spawnQueue // spawned tasks, by priority
 	batchBuf []*task                    // reused by takeInjected
+	forkBuf  []*task                    // reused by underForks
 
 	localRun       int         // local tasks run since the injector was last looked at first
 	injectInterval int         // how many local tasks between such looks
@@ -257,8 +258,10 @@ func (w *Worker) waitTask(h *task) {
 }
 
 // Wait helps with other work until c is complete. Use it to wait for what
-// pushed Tasks signal. It returns only then, even once the run is
-// cancelled: a pushed Task must signal whatever happens (see Task).
+// pushed Tasks signal: it runs the Tasks w pushed that nobody took (also
+// those with forks published on top of them since), then what others
+// queued. It returns only then, even once the run is cancelled: a pushed
+// Task must signal whatever happens (see Task).
 func (w *Worker) Wait(c *Completion) {
 	w.checkActive()
 	if c == nil {
@@ -273,18 +276,25 @@ func (w *Worker) Wait(c *Completion) {
 
 // helpUntil runs tasks until done() holds: first the intrusive Tasks at
 // the bottom of its own deque (what this frame Pushed and now Waits for;
-// at parallelism 1 nobody else would run them), then, by priority, what
-// helpTake finds. When there is nothing to take it parks on joinWake,
+// at parallelism 1 nobody else would run them; a Wait also looks under
+// published forks, see underForks), then, by priority, what helpTake
+// finds. When there is nothing to take it parks on joinWake,
 // which the finisher of h (or the completer of a Completion) notifies.
 func (w *Worker) helpUntil(done func() bool, h *task) {
 	idle := 0
+	dig := h == nil // a Wait: see underForks
 	for !done() {
 		t := w.dq.pop()
 		if t != nil && t.owner != nil {
 			// A published fork of a frame below: it stays for its joiner
 			// or a thief, in the same place.
-			w.dq.push(t)
-			t = nil
+			if dig {
+				t = w.underForks(t)
+				dig = t != nil
+			} else {
+				w.dq.push(t)
+				t = nil
+			}
 		}
 		if t == nil {
 			t = w.helpTake(h)
@@ -332,6 +342,32 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 	if w.holdsSlack() {
 		w.flushSlack() // back to the caller's code (spawn.go)
 	}
+}
+
+// underForks is Wait's look past the published forks at the bottom of its
+// own deque, f the first of them (popped): a frame may Push a Task, fork
+// (a thief's request publishes the fork, above the Task), then Wait for
+// what the Task signals. The Task is the frame's to run (at parallelism 1
+// nobody else would), so underForks pops the forks off it and pushes them
+// back in the same order. It returns the first Task under them, or nil
+// (then Wait stops looking: Tasks pushed later sit above the forks). A
+// thief that looks while the forks are off sees fewer tasks for a moment.
+func (w *Worker) underForks(f *task) *task {
+	forks := append(w.forkBuf[:0], f)
+	var t *task
+	for {
+		t = w.dq.pop()
+		if t == nil || t.owner == nil {
+			break
+		}
+		forks = append(forks, t)
+	}
+	for i := len(forks) - 1; i >= 0; i-- {
+		w.dq.push(forks[i])
+	}
+	clear(forks)
+	w.forkBuf = forks[:0]
+	return t
 }
 
 func (w *Worker) stealFrom(v *Worker) *task {

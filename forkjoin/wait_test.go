@@ -1,0 +1,123 @@
+package forkjoin
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+var plusOne = NewFork(func(_ *Worker, x int) int { return x + 1 })
+
+// withinMinute runs f and fails the test if it has not returned within a
+// minute (a hang: f's goroutine is left behind, and the leak check reports
+// it too).
+func withinMinute(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: still running after a minute", what)
+	}
+}
+
+// TestWaitFindsTasksUnderPublishedForks: a frame Pushes Tasks, forks in
+// between (a thief's request publishes each fork above the Task before
+// it), then Waits for what the Tasks signal. With no worker to steal
+// (their starts fail), only the waiter can run the Tasks. Before, Wait
+// looked at the bottom of its deque only, found a fork there, and parked
+// for ever (found by a helper auditing the waits, session 11).
+func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2, pool.WithSpawn(func(func()) error { return errors.New("no workers here") }))
+	defer p.Close()
+	withinMinute(t, "Wait with published forks above the pushed Tasks", func() {
+		Run(p, func(w *Worker) {
+			var c Completion
+			var left atomic.Int32
+			left.Store(2)
+			var t1, t2 Task
+			for _, tk := range []*Task{&t1, &t2} {
+				tk.Init(func(*Worker, *Task) {
+					if left.Add(-1) == 0 {
+						c.Complete()
+					}
+				})
+			}
+			w.Push(&t1)
+			w.ask() // as a thief would: the next fork is published
+			f1 := plusOne.Fork(w, 1)
+			w.Push(&t2)
+			w.ask()
+			f2 := plusOne.Fork(w, 2)
+			if n := w.dq.bottom.Load() - w.dq.top.Load(); n != 4 {
+				t.Errorf("the deque holds %d entries, want 4 (two Tasks, two published forks)", n)
+			}
+			w.Wait(&c)
+			if r2, r1 := f2.Join(w), f1.Join(w); r1 != 2 || r2 != 3 {
+				t.Errorf("forks gave %d and %d, want 2 and 3", r1, r2)
+			}
+		})
+	})
+}
+
+// TestStealQueueLastLook: a steal from a spawn queue that loses a race
+// must not report the queue empty while it still holds tasks: it is the
+// last look of a searcher before it leaves and of a helper before it
+// parks. Two thieves and the owner take from a queue of three at once;
+// a thief that comes back empty-handed must leave the queue empty.
+func TestStealQueueLastLook(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	s := schedulerOf(p)
+	v := newWorker(s, 1000, -1)
+	thieves := []*Worker{newWorker(s, 1001, -1), newWorker(s, 1002, -1)}
+	items := make([]dqItem, 3)
+	rounds := 20_000
+	if testing.Short() || raceEnabled {
+		rounds = 2_000
+	}
+	for round := 0; round < rounds; round++ {
+		for i := range items {
+			v.pq[Normal].push(&items[i].hdr)
+		}
+		var start atomic.Bool
+		var wg sync.WaitGroup
+		empty := make([]bool, len(thieves))
+		for k, th := range thieves {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !start.Load() {
+				}
+				empty[k] = th.stealQueue(v, Normal) == nil
+			}()
+		}
+		start.Store(true)
+		v.pq[Normal].pop()
+		wg.Wait()
+		left := 0
+		for v.pq[Normal].pop() != nil {
+			left++
+		}
+		for k, e := range empty {
+			if e && left > 0 {
+				t.Fatalf("round %d: thief %d found nothing, and %d tasks are still queued", round, k, left)
+			}
+		}
+		for _, th := range thieves {
+			for th.pq[Normal].pop() != nil {
+			}
+		}
+	}
+}
