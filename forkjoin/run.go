@@ -128,7 +128,14 @@ func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 }
 
 func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
-	s := schedulerOf(p)
+	return runOn(ctx, schedulerOf(p), fn)
+}
+
+// runOn is run on a scheduler already found: Handle.Wait's, whose pool
+// may have been closed since its task ended (then its look finds the task
+// over at once).
+func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
+	p := s.pool
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
 			return err

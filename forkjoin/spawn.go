@@ -473,7 +473,6 @@ func spawnOptionsSlow(opts []SpawnOption) spawnConfig {
 // Wait, or watched with Done.
 type Handle[T any] struct {
 	st   spawnTask // first field
-	p    *pool.Pool
 	fn   func(w *Worker) (T, error)
 	val  T
 	err  error
@@ -498,7 +497,7 @@ func Spawn[T any](p *pool.Pool, fn func(w *Worker) (T, error), opts ...SpawnOpti
 	}
 	s := schedulerOf(p)
 	c := spawnOptions(opts)
-	h := &Handle[T]{p: p, fn: fn}
+	h := &Handle[T]{fn: fn}
 	h.st.init(s, c.prio, c.ctx, h)
 	s.submit(nil, &h.st)
 	return h
@@ -549,8 +548,17 @@ func (h *Handle[T]) Join() (T, error) {
 // Wait is Join with a context: it returns ctx.Err() if ctx is done before
 // the task is over (the task itself goes on).
 func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
+	if ctx == nil {
+		panic("forkjoin: Handle.Wait with a nil context")
+	}
 	if !h.done.Done() {
-		err := RunCtx(ctx, h.p, func(w *Worker) error {
+		if testHookBeforeHelp != nil {
+			testHookBeforeHelp()
+		}
+		// On the task's scheduler, not through its pool: if the task ends
+		// now and Close runs to its end before the line below, the pool
+		// is closed, and helping must find the task over, not panic.
+		err := runOn(ctx, h.st.rs.sched, func(w *Worker) error {
 			h.done.waiter.Store(w)
 			w.helpUntil(func() bool { return h.done.Done() || ctx.Err() != nil }, nil)
 			return nil
@@ -565,6 +573,10 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 	}
 	return h.val, h.err
 }
+
+// testHookBeforeHelp, if set (by tests only), runs in Handle.Wait between
+// its look at the handle and its helping.
+var testHookBeforeHelp func()
 
 // Spawner spawns the tasks of a Scope.
 type Spawner struct {

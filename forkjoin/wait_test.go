@@ -121,3 +121,25 @@ func TestStealQueueLastLook(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinWhileClosing: the task ends and Close runs to its end between
+// Join's look at the handle and its helping (testHookBeforeHelp puts them
+// there). The helping must find the task over instead of panicking about a
+// closed pool: it runs on the task's scheduler, not through the pool.
+func TestJoinWhileClosing(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	release := make(chan struct{})
+	h := Spawn(p, func(*Worker) (int, error) {
+		<-release
+		return 7, nil
+	})
+	testHookBeforeHelp = func() {
+		close(release)
+		p.Close() // waits for the task
+	}
+	defer func() { testHookBeforeHelp = nil }()
+	if v, err := h.Join(); v != 7 || err != nil {
+		t.Fatalf("Join = %d, %v; want 7, nil", v, err)
+	}
+}

@@ -378,7 +378,12 @@ func (p *Pool) WorkersAlive() int {
 	return int(p.alive.Load())
 }
 
-// Closed reports whether Close has begun.
+// Closed reports whether the pool refuses new work: Close has finished
+// the attached layers' work and is stopping the workers, or has stopped
+// them. While Close drains (its layers' Close runs every submitted task),
+// Closed is still false and work may still be given to the pool, which
+// that Close then waits for: a goroutine that keeps submitting work until
+// Closed holds Close up as long as it does so.
 func (p *Pool) Closed() bool {
 	p.check()
 	return p.closed.Load()
