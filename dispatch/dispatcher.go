@@ -72,6 +72,11 @@ type Dispatcher struct {
 	turnCond sync.Cond
 	busy     bool
 	pinned   atomic.Pointer[Job]
+	// lastPinned is the job of the last Pin until the next Dispatch: a
+	// worker's call of it may still be running after Unpin has cleared
+	// pinned (up to Unpin's latch), and a Goexit there is the pinning
+	// layer's to report (recoverCall).
+	lastPinned atomic.Pointer[Job]
 
 	panicked atomic.Pointer[PanicError] // first panic of a worker's Call in this dispatch
 }
@@ -93,6 +98,7 @@ func (d *Dispatcher) Dispatch(job *Job, wake func(), body func()) {
 		panic("dispatch: Dispatch of a nil Job or a Job with a nil Call")
 	}
 	d.takeTurn(false)
+	d.lastPinned.Store(nil) // every call of it ended in Unpin's latch
 	d.publish(job)
 	defer d.finish(true)
 	if wake != nil {
@@ -111,6 +117,7 @@ func (d *Dispatcher) Pin(job *Job) {
 	}
 	d.takeTurn(true)
 	d.pinned.Store(job)
+	d.lastPinned.Store(job)
 	d.turnCond.Broadcast() // Dispatches waiting for the turn: it is pinned now
 	d.turnMu.Unlock()
 	d.publish(job)
@@ -235,7 +242,7 @@ func (d *Dispatcher) Serve(worker int) (served bool) {
 func (d *Dispatcher) recoverCall(job *Job, returned *bool) {
 	r := recover()
 	if r == nil {
-		if *returned || d.pinned.Load() == job {
+		if *returned || d.lastPinned.Load() == job {
 			return
 		}
 		r = ErrGoexit

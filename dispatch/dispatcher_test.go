@@ -351,6 +351,47 @@ func TestDispatcherPinUnpin(t *testing.T) {
 	d.Dispatch(job, ws.Wake, nil)
 }
 
+// TestDispatcherGoexit: a worker's call of a dispatched job that ends in
+// runtime.Goexit is re-raised on the caller as a *PanicError of ErrGoexit.
+// In a pinned job it is not (the pinning layer reports it), also when the
+// Goexit comes after Unpin has begun, while Unpin's latch waits for the
+// call: before, Unpin re-raised that one.
+func TestDispatcherGoexit(t *testing.T) {
+	leakcheck.Check(t)
+	var d dispatch.Dispatcher
+	serve := func() {
+		go d.Serve(0) // the goroutine ends in the job's Goexit
+	}
+
+	entered := make(chan struct{})
+	job := dispatch.Job{Call: func(unsafe.Pointer, int) {
+		close(entered)
+		runtime.Goexit()
+	}}
+	testcheck.MustPanicError(t, "Dispatch whose worker calls Goexit", func() {
+		d.Dispatch(&job, serve, func() { <-entered })
+	}, dispatch.ErrGoexit, "")
+
+	entered = make(chan struct{})
+	pinned := dispatch.Job{Call: func(unsafe.Pointer, int) {
+		close(entered)
+		if !testcheck.PollUntil(func() bool { return d.Pinned() == nil }) {
+			t.Error("Unpin never began")
+		}
+		runtime.Goexit()
+	}}
+	d.Pin(&pinned)
+	serve()
+	<-entered
+	d.Unpin() // must not panic: the Goexit was in a pinned job
+
+	// A later Dispatch still reports its own Goexit.
+	entered = make(chan struct{})
+	testcheck.MustPanicError(t, "Dispatch after the Pin whose worker calls Goexit", func() {
+		d.Dispatch(&job, serve, func() { <-entered })
+	}, dispatch.ErrGoexit, "")
+}
+
 func TestDispatcherBadInput(t *testing.T) {
 	var d dispatch.Dispatcher
 	mustPanicWith(t, "Dispatch(nil)", func() { d.Dispatch(nil, nil, nil) }, "nil Job")
