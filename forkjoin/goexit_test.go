@@ -173,3 +173,61 @@ func TestGoexitInScopeTask(t *testing.T) {
 	}
 	afterGoexit(t, p)
 }
+
+// TestGoexitCleanupRunsNoTask: a task X on the worker calls Goexit while
+// its fork Y is held by the caller. X's cleanup waits for Y, and a task
+// that calls Goexit too (Z) is queued meanwhile. Had the cleanup helped by
+// running Z, Z's Goexit would have cut the cleanup short and X would never
+// have ended: the caller, joining X after Y, would wait for ever. The
+// cleanup runs nothing; it parks until Y is over.
+func TestGoexitCleanupRunsNoTask(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	s := schedulerOf(p)
+	var xStolen, yTaken, xExited atomic.Bool
+	withinMinute(t, "Run whose worker's Goexit cleanup meets another Goexit task", func() {
+		testcheck.MustPanicError(t, "Run with two Goexits", func() {
+			Run(p, func(w *Worker) {
+				root := w
+				Join(w, func(w *Worker) {
+					for i := 0; i < 1e8 && !xStolen.Load(); i++ {
+						Join(w, func(*Worker) {}, func(*Worker) {})
+					}
+				}, func(w *Worker) { // X
+					if w == root {
+						t.Error("X was not stolen")
+						return
+					}
+					xStolen.Store(true)
+					Join(w, func(w *Worker) {
+						for i := 0; i < 1e8 && !yTaken.Load(); i++ {
+							Join(w, func(*Worker) {}, func(*Worker) {})
+						}
+						xExited.Store(true)
+						runtime.Goexit()
+					}, func(w *Worker) { // Y
+						if w != root {
+							t.Error("Y was not taken by the caller")
+							return
+						}
+						yTaken.Store(true)
+						if !testcheck.PollUntil(xExited.Load) {
+							t.Error("X never called Goexit")
+						}
+						Spawn(p, func(w *Worker) (int, error) { // Z
+							if w != root {
+								runtime.Goexit()
+							}
+							return 0, nil
+						})
+						// X's cleanup parks, Z still queued.
+						if !testcheck.PollUntil(func() bool { return s.joinParked.Load() == 1 }) {
+							t.Error("X's cleanup never parked to wait for Y")
+						}
+					})
+				})
+			})
+		}, ErrGoexit, "TestGoexitCleanupRunsNoTask")
+	})
+	afterGoexit(t, p)
+}

@@ -172,9 +172,9 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 //
 // A runtime.Goexit on the caller's goroutine, from fn or from a task it
 // helped with, ends that goroutine: nothing after runRoot runs. The run
-// fails with ErrGoexit (its forks elsewhere stop), and runRoot finishes
-// it and gives the caller's Worker back to the scheduler before the
-// goroutine goes. It reports whether it did so (with GODEBUG=panicnil=1,
+// fails with ErrGoexit (its forks elsewhere stop), and runRoot cleans up
+// without running any task (see abandonExiting) and gives the caller's
+// Worker back to the scheduler before the goroutine goes. It reports whether it did so (with GODEBUG=panicnil=1,
 // a panic(nil) looks the same to recover, but returns).
 func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 	r := w.run
@@ -187,10 +187,15 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 			v := recover()
 			if v == nil { // runtime.Goexit
 				r.fail(goexitError())
-				w.abandon(0)
-				w.finishRoot()
+				w.abandonExiting(0)
+				if w.dirty || w.sp != 0 {
+					w.resetSlabs()
+				}
 				w.sched.releaseCaller(w)
 				released = true
+				// Tasks pushed and not taken stay in w's deque, which
+				// thieves and w's next user see (abandonExiting).
+				w.sched.wakeCheckQuiet()
 				return
 			}
 			r.recovered(v) // record and cancel first: abandon may wait for thieves

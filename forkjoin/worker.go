@@ -575,8 +575,9 @@ func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 // goroutine that helped while it waited). Goexit cannot be stopped, so the
 // deferred call ends the task itself, failed with a *PanicError of
 // ErrGoexit, before the goroutine goes: its joiner, its handle, its scope
-// learn it, rather than waiting for ever. The frames below then meet the
-// same Goexit: serve and runRoot clean up for the goroutine.
+// learn it, rather than waiting for ever. It runs no other task meanwhile
+// (abandonExiting). The frames below then meet the same Goexit: serve and
+// runRoot clean up for the goroutine.
 func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool) {
 	if t.owner != nil && r != nil && r.cancelled.Load() {
 		return false // a cancelled fork is not started; its joiner unwinds
@@ -590,7 +591,7 @@ func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool)
 			if r != nil {
 				r.fail(goexitError())
 			}
-			w.abandon(mark)
+			w.abandonExiting(mark)
 			w.endTask(t, end, false)
 			return
 		}
@@ -614,7 +615,19 @@ const errUnjoined = "forkjoin: a task returned with a forked Future not joined (
 // The slots stay allocated on their slabs (the frames that would have
 // popped them are gone) until the worker is back at its top level, where
 // resetSlabs frees every slot at once.
-func (w *Worker) abandon(mark int) {
+func (w *Worker) abandon(mark int) { w.abandonFrames(mark, false) }
+
+// abandonExiting is abandon on a goroutine that a runtime.Goexit is ending
+// (see runTask): it runs no task while it cleans up. A task it ran there
+// could call Goexit too, and a Goexit inside a deferred call that Goexit
+// runs cuts that call short: the cleanup would stop half-way and the task
+// being ended would never end. So a stolen fork is waited for without
+// helping (waitQuiet), and the Tasks pushed above a published fork are
+// set aside and pushed back, for the worker's replacement or a thief.
+func (w *Worker) abandonExiting(mark int) { w.abandonFrames(mark, true) }
+
+func (w *Worker) abandonFrames(mark int, exiting bool) {
+	var aside []*task // pushed Tasks popped on the way, newest first
 	for w.sp > mark {
 		// Pop the entry first, as a join does: while this waits for a
 		// thief, the tasks it helps with fork above sp, and a heartbeat
@@ -631,18 +644,47 @@ func (w *Worker) abandon(mark int) {
 				switch {
 				case t == h:
 					taken = true
+				case t == nil && exiting:
+					w.waitQuiet(h)
+					taken = true
 				case t == nil:
 					w.helpUntil(func() bool { return h.state.Load() != taskPending }, h)
 					taken = true
+				case exiting:
+					aside = append(aside, t)
 				default:
 					w.execute(t) // an intrusive task pushed above it
 				}
 			}
 		}
 	}
+	for i := len(aside) - 1; i >= 0; i-- {
+		w.dq.push(aside[i])
+	}
 	w.dirty = true
 	if w.published > mark {
 		w.published = mark
+	}
+}
+
+// waitQuiet waits until the stolen task h has finished, running nothing
+// meanwhile (see abandonExiting): it spins a little, then parks on
+// joinWake, which h's finisher notifies (task.finish: w is h's owner).
+func (w *Worker) waitQuiet(h *task) {
+	for i := 0; h.state.Load() == taskPending; i++ {
+		if i < stealSpins {
+			runtime.Gosched()
+			continue
+		}
+		// Count in, then the token, then look once more (as helpUntil).
+		w.parked.Store(true)
+		w.sched.joinParked.Add(1)
+		tok := w.sched.joinWake.Prepare()
+		if h.state.Load() == taskPending {
+			w.sched.joinWake.Wait(tok)
+		}
+		w.sched.joinParked.Add(-1)
+		w.parked.Store(false)
 	}
 }
 
