@@ -231,3 +231,56 @@ func TestGoexitCleanupRunsNoTask(t *testing.T) {
 	})
 	afterGoexit(t, p)
 }
+
+// TestGoexitCleanupLeavesPushedTasksVisible: X, on the worker, forks Y
+// (taken by the caller), pushes a Task P that completes c, and calls
+// Goexit; Y waits for c. X's cleanup pops P on its way to Y's fork and
+// waits for Y: P must be back in the deque, where Y's Wait can take it,
+// before that wait begins.
+func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	s := schedulerOf(p)
+	var xStolen, yTaken, pushed atomic.Bool
+	var c Completion
+	var task Task
+	task.Init(func(*Worker, *Task) { c.Complete() })
+	withinMinute(t, "Run whose Goexit cleanup holds a pushed Task", func() {
+		testcheck.MustPanicError(t, "Run with a Goexit", func() {
+			Run(p, func(w *Worker) {
+				root := w
+				Join(w, func(w *Worker) {
+					for i := 0; i < 1e8 && !xStolen.Load(); i++ {
+						Join(w, func(*Worker) {}, func(*Worker) {})
+					}
+				}, func(w *Worker) { // X
+					if w == root {
+						t.Error("X was not stolen")
+						return
+					}
+					xStolen.Store(true)
+					Join(w, func(w *Worker) {
+						for i := 0; i < 1e8 && !yTaken.Load(); i++ {
+							Join(w, func(*Worker) {}, func(*Worker) {})
+						}
+						w.Push(&task)
+						pushed.Store(true)
+						runtime.Goexit()
+					}, func(w *Worker) { // Y
+						if w != root {
+							t.Error("Y was not taken by the caller")
+							return
+						}
+						yTaken.Store(true)
+						// X's cleanup is waiting for Y.
+						if !testcheck.PollUntil(func() bool { return pushed.Load() && s.joinParked.Load() == 1 }) {
+							t.Error("X's cleanup never parked to wait for Y")
+						}
+						w.Wait(&c)
+					})
+				})
+			})
+		}, ErrGoexit, "TestGoexitCleanupLeavesPushedTasksVisible")
+	})
+	afterGoexit(t, p)
+}

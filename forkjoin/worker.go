@@ -623,7 +623,8 @@ func (w *Worker) abandon(mark int) { w.abandonFrames(mark, false) }
 // runs cuts that call short: the cleanup would stop half-way and the task
 // being ended would never end. So a stolen fork is waited for without
 // helping (waitQuiet), and the Tasks pushed above a published fork are
-// set aside and pushed back, for the worker's replacement or a thief.
+// set aside and pushed back (before any wait: the fork's thief may wait
+// for what they signal), for a thief or the worker's replacement.
 func (w *Worker) abandonExiting(mark int) { w.abandonFrames(mark, true) }
 
 func (w *Worker) abandonFrames(mark int, exiting bool) {
@@ -645,6 +646,9 @@ func (w *Worker) abandonFrames(mark int, exiting bool) {
 				case t == h:
 					taken = true
 				case t == nil && exiting:
+					// Back in the deque before the wait: the fork's
+					// thief may be waiting for what they signal.
+					aside = w.pushBack(aside)
 					w.waitQuiet(h)
 					taken = true
 				case t == nil:
@@ -658,13 +662,25 @@ func (w *Worker) abandonFrames(mark int, exiting bool) {
 			}
 		}
 	}
-	for i := len(aside) - 1; i >= 0; i-- {
-		w.dq.push(aside[i])
-	}
+	w.pushBack(aside)
 	w.dirty = true
 	if w.published > mark {
 		w.published = mark
 	}
+}
+
+// pushBack returns the Tasks abandonExiting set aside (newest first) to
+// the deque in their order, wakes a thief if one may be needed, and
+// returns aside emptied.
+func (w *Worker) pushBack(aside []*task) []*task {
+	if len(aside) == 0 {
+		return aside
+	}
+	for i := len(aside) - 1; i >= 0; i-- {
+		w.dq.push(aside[i])
+	}
+	w.sched.wakeCheckQuiet()
+	return aside[:0]
 }
 
 // waitQuiet waits until the stolen task h has finished, running nothing
