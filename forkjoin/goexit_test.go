@@ -284,3 +284,49 @@ func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
 	})
 	afterGoexit(t, p)
 }
+
+// TestGoexitInGraphRunSource: Graph.Run runs a source node on its own
+// goroutine; that node calls Goexit, which ends the goroutine while
+// another node still runs on the worker. The graph stays under way until
+// that node is over (a Run meanwhile panics, as for any Run under way),
+// then runs again from scratch: before, the next Run reused the dead run's
+// node array, its nodes racing with the old ones or failing on their stale
+// dependency errors.
+func TestGoexitInGraphRunSource(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	g := NewGraph()
+	var first atomic.Bool
+	first.Store(true)
+	release := make(chan struct{})
+	a := AddNode(g, func(*Worker) (int, error) {
+		if first.Load() {
+			runtime.Goexit()
+		}
+		return 1, nil
+	}, nil, WithPriority(High)) // the source Run's goroutine runs itself
+	b := AddNode(g, func(*Worker) (int, error) {
+		if first.Load() {
+			<-release
+		}
+		return 2, nil
+	}, nil)
+	c := AddNode(g, func(*Worker) (int, error) { return a.Value() + b.Value(), nil }, []Dep{a, b})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = g.Run(p)
+		t.Error("Graph.Run returned on the goroutine that called Goexit")
+	}()
+	<-done
+	testcheck.MustPanicWith(t, "Graph.Run while the orphaned run's node still runs", func() { _ = g.Run(p) }, "under way")
+	close(release)
+	if !testcheck.PollUntil(func() bool { return !g.running.Load() }) {
+		t.Fatal("the graph stayed under way after its last node was over")
+	}
+	first.Store(false)
+	if err := g.Run(p); err != nil || c.Value() != 3 {
+		t.Fatalf("Run again = %v, c = %d; want nil, 3", err, c.Value())
+	}
+	afterGoexit(t, p)
+}

@@ -110,6 +110,21 @@ type Graph struct {
 	running atomic.Bool  // a Run is under way
 	left    atomic.Int64 // sinks (nodes without dependents) not yet over during Run
 	done    Completion
+	// orphaned: the goroutine of a Run ended in runtime.Goexit before its
+	// nodes were over; whichever comes last, that goroutine's deferred
+	// call or the last sink, ends the Run (orphanOver).
+	orphaned atomic.Bool
+}
+
+// orphanOver ends a Run whose goroutine a runtime.Goexit ended, once its
+// nodes are over too: called by both sides, it acts once, for the later.
+// The node array is left to the collector (a node's after may still be
+// returning from it), and the graph may be run again.
+func (g *Graph) orphanOver() {
+	if g.done.Done() && g.orphaned.CompareAndSwap(true, false) {
+		g.putTasks(false)
+		g.running.Store(false)
+	}
 }
 
 // NewGraph returns an empty Graph.
@@ -378,7 +393,18 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	if !g.running.CompareAndSwap(false, true) {
 		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")
 	}
-	defer g.running.Store(false)
+	launched, returned := false, false
+	defer func() {
+		if !launched || returned {
+			g.running.Store(false)
+			return
+		}
+		// A runtime.Goexit on this goroutine (in the source node it runs,
+		// or in a task it helped with) left the Run with nodes still to
+		// run elsewhere, on the node array: the Run ends when they do.
+		g.orphaned.Store(true)
+		g.orphanOver()
+	}()
 	first := !g.ran
 	g.ran = true
 	g.slabs = nil // no node is added after this
@@ -418,6 +444,7 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		}
 	}
 	g.left.Store(int64(sinks))
+	launched = true
 	err := RunCtx(context.Background(), p, func(w *Worker) error {
 		// The sources: the first of the highest priority is run here at
 		// once (so that no other participant takes it while this one
@@ -446,6 +473,7 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	// above did not return, and then no node may be running: it panics
 	// only by a fault of ours): the run state can be reused.
 	g.putTasks(err == nil && !ctxDone)
+	returned = true
 	if err != nil {
 		return err
 	}
@@ -592,6 +620,9 @@ func (t *graphTask) over(w *Worker, err error) {
 	b.flush(w, s)
 	if len(deps) == 0 && g.left.Add(-1) == 0 {
 		g.done.Complete() // Run may return: nothing is touched after
+		if g.orphaned.Load() {
+			g.orphanOver() // unless the Run's goroutine ended first
+		}
 	}
 }
 
