@@ -100,13 +100,15 @@ func (d *Dispatcher) Dispatch(job *Job, wake func(), body func()) {
 	d.takeTurn(false)
 	d.lastPinned.Store(nil) // every call of it ended in Unpin's latch
 	d.publish(job)
-	defer d.finish(true)
+	returned := false
+	defer d.finish(&returned)
 	if wake != nil {
 		wake()
 	}
 	if body != nil {
 		body()
 	}
+	returned = true
 }
 
 // Pin publishes job until Unpin, for a layer that runs its own scheduler on
@@ -164,7 +166,7 @@ func (d *Dispatcher) Unpin() {
 		panic("dispatch: Unpin without Pin")
 	}
 	d.pinned.Store(nil)
-	d.finish(false)
+	d.finish(nil)
 }
 
 // Pinned reports the pinned job, or nil.
@@ -179,9 +181,12 @@ func (d *Dispatcher) publish(job *Job) {
 }
 
 // finish seals, latches and releases the turn; then re-raises a worker's
-// panic. When called from a deferred function while the body is panicking,
-// the body's panic wins and the worker's (if any) is dropped.
-func (d *Dispatcher) finish(fromDefer bool) {
+// panic. Dispatch defers it with returned, which says whether the body
+// returned (Unpin calls it with nil): while the body is panicking, or ends
+// its goroutine with runtime.Goexit, the body wins and the worker's panic
+// (if any) is dropped. (A panic raised during a Goexit would turn it into
+// a crash of the program.)
+func (d *Dispatcher) finish(returned *bool) {
 	d.job.Store(nil) // seal
 	d.waitLatch()
 	p := d.panicked.Swap(nil)
@@ -189,12 +194,11 @@ func (d *Dispatcher) finish(fromDefer bool) {
 	if p == nil {
 		return
 	}
-	if fromDefer {
-		// A deferred call runs on normal return and while panicking; only
-		// re-raise when the body itself returned normally.
+	if returned != nil && !*returned {
 		if r := recover(); r != nil {
-			panic(r)
+			panic(r) // the body's panic
 		}
+		return // the body's Goexit goes on
 	}
 	panic(p)
 }

@@ -390,6 +390,28 @@ func TestDispatcherGoexit(t *testing.T) {
 	testcheck.MustPanicError(t, "Dispatch after the Pin whose worker calls Goexit", func() {
 		d.Dispatch(&job, serve, func() { <-entered })
 	}, dispatch.ErrGoexit, "")
+
+	// The body calls Goexit while a worker's call has failed: the body
+	// wins, its goroutine ends (before, the worker's failure was raised
+	// during that Goexit, which crashed the program).
+	entered = make(chan struct{})
+	bodyDone := make(chan struct{})
+	go func() {
+		defer close(bodyDone)
+		d.Dispatch(&job, serve, func() {
+			<-entered
+			runtime.Goexit()
+		})
+		t.Error("Dispatch returned after its body called Goexit")
+	}()
+	<-bodyDone
+	var ran atomic.Bool
+	ok := dispatch.Job{Call: func(unsafe.Pointer, int) { ran.Store(true) }}
+	d.Dispatch(&ok, serve, func() { // the dropped failure is not raised later
+		if !testcheck.PollUntil(ran.Load) {
+			t.Error("the worker never entered the job")
+		}
+	})
 }
 
 func TestDispatcherBadInput(t *testing.T) {

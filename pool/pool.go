@@ -320,6 +320,7 @@ func (p *Pool) workerLoop(id int, ws *workerState) {
 // in Stats.SpawnFailures), as when a first start fails.
 func (p *Pool) replaceWorker(id int, ws *workerState) {
 	if p.stopping.Load() {
+		p.goexits.Add(1) // counted all the same
 		return
 	}
 	defer func() {
