@@ -174,78 +174,14 @@ func TestGoexitInScopeTask(t *testing.T) {
 	afterGoexit(t, p)
 }
 
-// TestGoexitCleanupRunsNoTask: a task X on the worker calls Goexit while
-// its fork Y is held by the caller. X's cleanup waits for Y, and a task
-// that calls Goexit too (Z) is queued meanwhile. Had the cleanup helped by
-// running Z, Z's Goexit would have cut the cleanup short and X would never
-// have ended: the caller, joining X after Y, would wait for ever. The
-// cleanup runs nothing; it parks until Y is over.
-func TestGoexitCleanupRunsNoTask(t *testing.T) {
-	leakcheck.Check(t)
-	p := pool.New(2)
-	s := schedulerOf(p)
-	var xStolen, yTaken, xExited atomic.Bool
-	withinMinute(t, "Run whose worker's Goexit cleanup meets another Goexit task", func() {
-		testcheck.MustPanicError(t, "Run with two Goexits", func() {
-			Run(p, func(w *Worker) {
-				root := w
-				Join(w, func(w *Worker) {
-					for i := 0; i < 1e8 && !xStolen.Load(); i++ {
-						Join(w, func(*Worker) {}, func(*Worker) {})
-					}
-				}, func(w *Worker) { // X
-					if w == root {
-						t.Error("X was not stolen")
-						return
-					}
-					xStolen.Store(true)
-					Join(w, func(w *Worker) {
-						for i := 0; i < 1e8 && !yTaken.Load(); i++ {
-							Join(w, func(*Worker) {}, func(*Worker) {})
-						}
-						xExited.Store(true)
-						runtime.Goexit()
-					}, func(w *Worker) { // Y
-						if w != root {
-							t.Error("Y was not taken by the caller")
-							return
-						}
-						yTaken.Store(true)
-						if !testcheck.PollUntil(xExited.Load) {
-							t.Error("X never called Goexit")
-						}
-						Spawn(p, func(w *Worker) (int, error) { // Z
-							if w != root {
-								runtime.Goexit()
-							}
-							return 0, nil
-						})
-						// X's cleanup parks, Z still queued.
-						if !testcheck.PollUntil(func() bool { return s.joinParked.Load() == 1 }) {
-							t.Error("X's cleanup never parked to wait for Y")
-						}
-					})
-				})
-			})
-		}, ErrGoexit, "TestGoexitCleanupRunsNoTask")
-	})
-	afterGoexit(t, p)
-}
-
-// TestGoexitCleanupLeavesPushedTasksVisible: X, on the worker, forks Y
-// (taken by the caller), pushes a Task P that completes c, and calls
-// Goexit; Y waits for c. X's cleanup pops P on its way to Y's fork and
-// waits for Y: P must be back in the deque, where Y's Wait can take it,
-// before that wait begins.
-func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
-	leakcheck.Check(t)
-	p := pool.New(2)
-	s := schedulerOf(p)
-	var xStolen, yTaken, pushed atomic.Bool
-	var c Completion
-	var task Task
-	task.Init(func(*Worker, *Task) { c.Complete() })
-	withinMinute(t, "Run whose Goexit cleanup holds a pushed Task", func() {
+// goexitWithForkHeld runs on p a task X that the worker steals from the
+// caller. X forks Y, which the caller takes while it waits for X; then X
+// runs xLast and calls Goexit, and Y, on the caller, runs yBody. X's
+// cleanup waits for Y. The Run must end, failed with ErrGoexit.
+func goexitWithForkHeld(t *testing.T, p *pool.Pool, xLast, yBody func(w *Worker)) {
+	t.Helper()
+	var xStolen, yTaken atomic.Bool
+	withinMinute(t, "Run whose worker's task calls Goexit while the caller holds its fork", func() {
 		testcheck.MustPanicError(t, "Run with a Goexit", func() {
 			Run(p, func(w *Worker) {
 				root := w
@@ -263,8 +199,7 @@ func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
 						for i := 0; i < 1e8 && !yTaken.Load(); i++ {
 							Join(w, func(*Worker) {}, func(*Worker) {})
 						}
-						w.Push(&task)
-						pushed.Store(true)
+						xLast(w)
 						runtime.Goexit()
 					}, func(w *Worker) { // Y
 						if w != root {
@@ -272,15 +207,63 @@ func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
 							return
 						}
 						yTaken.Store(true)
-						// X's cleanup is waiting for Y.
-						if !testcheck.PollUntil(func() bool { return pushed.Load() && s.joinParked.Load() == 1 }) {
-							t.Error("X's cleanup never parked to wait for Y")
-						}
-						w.Wait(&c)
+						yBody(w)
 					})
 				})
 			})
-		}, ErrGoexit, "TestGoexitCleanupLeavesPushedTasksVisible")
+		}, ErrGoexit, "goexitWithForkHeld")
+	})
+}
+
+// TestGoexitCleanupRunsNoTask: while X's cleanup waits for Y, a task that
+// calls Goexit too (Z) is queued. Had the cleanup helped by running Z,
+// Z's Goexit would have cut the cleanup short and X would never have
+// ended: the caller, joining X after Y, would wait for ever. The cleanup
+// runs nothing; it parks until Y is over.
+func TestGoexitCleanupRunsNoTask(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	s := schedulerOf(p)
+	var xExited atomic.Bool
+	goexitWithForkHeld(t, p, func(*Worker) { xExited.Store(true) }, func(root *Worker) {
+		if !testcheck.PollUntil(xExited.Load) {
+			t.Error("X never called Goexit")
+		}
+		Spawn(p, func(w *Worker) (int, error) { // Z
+			if w != root {
+				runtime.Goexit()
+			}
+			return 0, nil
+		})
+		// X's cleanup parks, Z still queued.
+		if !testcheck.PollUntil(func() bool { return s.joinParked.Load() == 1 }) {
+			t.Error("X's cleanup never parked to wait for Y")
+		}
+	})
+	afterGoexit(t, p)
+}
+
+// TestGoexitCleanupLeavesPushedTasksVisible: X pushes a Task that
+// completes c before its Goexit, and Y waits for c. X's cleanup pops the
+// Task on its way to Y's fork and waits for Y: the Task must be back in
+// the deque, where Y's Wait can take it, before that wait begins.
+func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	s := schedulerOf(p)
+	var pushed atomic.Bool
+	var c Completion
+	var task Task
+	task.Init(func(*Worker, *Task) { c.Complete() })
+	goexitWithForkHeld(t, p, func(w *Worker) {
+		w.Push(&task)
+		pushed.Store(true)
+	}, func(w *Worker) {
+		// X's cleanup is waiting for Y.
+		if !testcheck.PollUntil(func() bool { return pushed.Load() && s.joinParked.Load() == 1 }) {
+			t.Error("X's cleanup never parked to wait for Y")
+		}
+		w.Wait(&c)
 	})
 	afterGoexit(t, p)
 }
