@@ -14,7 +14,8 @@ type Stats struct {
 	SpawnFailures int64
 	// Goexits counts worker goroutines that work they ran ended with
 	// runtime.Goexit; each was replaced by a new goroutine (counted in
-	// WorkersStarted, or in SpawnFailures if it could not start).
+	// WorkersStarted, or in SpawnFailures if it could not start), unless
+	// Close was already stopping the workers.
 	Goexits int64
 	// Runs counts dispatches and runs of the layers above (forkjoin.Run,
 	// folds, walks). A forkjoin.Handle's Join or Wait that finds its task
