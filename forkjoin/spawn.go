@@ -681,14 +681,17 @@ func (sp *Spawner) recordFailure(err error) {
 	sp.failed.Store(true)
 }
 
+// scopeTask is a task spawned in a Scope. Its Scope is st.scope, which
+// settleFor reads too: one pointer, not a copy of it here. The struct is
+// 128 bytes, so that in the chunks getScopeTask allocates each task spans
+// exactly two cache lines (TestScopeTaskSize keeps it there).
 type scopeTask struct {
 	st spawnTask // first field
-	sp *Spawner
 	fn func(w *Worker)
 }
 
 func (t *scopeTask) run(w *Worker) {
-	if t.sp.failed.Load() {
+	if t.st.scope.failed.Load() {
 		w.Cancel(ErrAborted)
 		return
 	}
@@ -696,13 +699,13 @@ func (t *scopeTask) run(w *Worker) {
 }
 
 func (t *scopeTask) over(w *Worker, err error) {
-	sp := t.sp
+	sp := t.st.scope
 	if err != nil && !errors.Is(err, ErrAborted) {
 		// (ErrAborted: skipped because of an earlier failure, which is on
 		// record.)
 		sp.recordFailure(err)
 	}
-	t.sp, t.fn, t.st.rs.ctx, t.st.body, t.st.scope = nil, nil, nil, nil, nil
+	t.fn, t.st.rs.ctx, t.st.body, t.st.scope = nil, nil, nil, nil
 	w.putScopeTask(t) // nothing touches t after over returns
 	// Counted out of sp.pending as slack (see the file comment).
 	w.useScope(sp)
@@ -842,7 +845,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		panic("forkjoin: Spawner.Spawn after its Scope returned")
 	}
 	t := w.getScopeTask()
-	t.sp, t.fn = sp, fn
+	t.fn = fn
 	if len(opts) == 0 {
 		t.st.initDone(sp.sched, Normal, sp.ctx, sp.ctxDone, t)
 	} else {
