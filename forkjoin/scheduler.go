@@ -100,7 +100,7 @@ const (
 	activeOne  = 1 << 16
 	countMask  = 1<<16 - 1
 	wakingBit  = 1 << 32
-	stealSpins = 64 // search rounds before a worker gives up and leaves
+	stealSpins = 64 // least rounds of an empty look for work before giving up (keepLooking)
 )
 
 func searching(s uint64) int { return int(s & countMask) }
