@@ -128,8 +128,8 @@ func (st *spawnTask) init(s *scheduler, prio Priority, ctx context.Context, body
 	st.initDone(s, prio, ctx, ctx != nil && ctx.Done() != nil, body)
 }
 
-// initDone is init with ctxDone computed by the caller (a Scope computes it
-// once for all its tasks). The header's state and thief are left alone:
+// initDone is init with ctxDone computed by the caller (a Graph computes it
+// once for all its nodes). The header's state and thief are left alone:
 // they serve joins of forks, and nobody joins a spawned task through them.
 func (st *spawnTask) initDone(s *scheduler, prio Priority, ctx context.Context, ctxDone bool, body spawnBody) {
 	prio.check()
@@ -684,10 +684,28 @@ func (sp *Spawner) recordFailure(err error) {
 // scopeTask is a task spawned in a Scope. Its Scope is st.scope, which
 // settleFor reads too: one pointer, not a copy of it here. The struct is
 // 128 bytes, so that in the chunks getScopeTask allocates each task spans
-// exactly two cache lines (TestScopeTaskSize keeps it there).
+// exactly two cache lines (TestScopeTaskSize and TestScopeTaskSpawnLine
+// keep it there).
+//
+// A spawn writes one of those lines, not both. What is the same for every
+// task a struct will carry (its header's exec, after and run, its run's
+// scheduler, its body) is set once, when the struct is made (makeFor); what
+// varies (the run's context, prio, ctxDone, scope and fn) lies in the
+// second line (TestScopeTaskSpawnLine); and over leaves the struct as
+// makeFor did, clearing the rest. On a cold cache each line a spawn writes
+// is a miss, which the queue's publication of the task (a locked
+// instruction) waits for: writing both lines made Spawn the slowest part of
+// a burst of small tasks (BENCHMARKS.md, Tasks, "Session 13").
 type scopeTask struct {
 	st spawnTask // first field
 	fn func(w *Worker)
+}
+
+// makeFor sets the fields every task of s that t carries shares (see
+// scopeTask). t is a new struct, never used before.
+func (t *scopeTask) makeFor(s *scheduler) {
+	t.st.hdr.exec, t.st.hdr.after, t.st.hdr.run = execSpawn, afterSpawn, &t.st.rs
+	t.st.rs.sched, t.st.body = s, t
 }
 
 func (t *scopeTask) run(w *Worker) {
@@ -705,7 +723,14 @@ func (t *scopeTask) over(w *Worker, err error) {
 		// record.)
 		sp.recordFailure(err)
 	}
-	t.fn, t.st.rs.ctx, t.st.body, t.st.scope = nil, nil, nil, nil
+	// Back to what makeFor made, for the next Spawn to fill in: nothing
+	// else touches the run once its task is over (its forks were joined,
+	// stopWhenDone waited for a cancellation in progress).
+	t.fn, t.st.rs.ctx, t.st.scope = nil, nil, nil
+	if t.st.rs.cancelled.Load() || t.st.rs.failure.Load() != nil {
+		t.st.rs.cancelled.Store(false)
+		t.st.rs.failure.Store(nil)
+	}
 	w.putScopeTask(t) // nothing touches t after over returns
 	// Counted out of sp.pending as slack (see the file comment).
 	w.useScope(sp)
@@ -787,8 +812,8 @@ func (s *spareTasks) release() {
 }
 
 // getScopeTask returns a free scope task from w's list, refilled from the
-// scheduler's spare batches or, failing that, freshly allocated (a chunk
-// of spawnBatch at once).
+// scheduler's spare batches or, failing that, freshly allocated (a batch
+// of spawnBatch at once, in chunks of scopeTaskChunk).
 func (w *Worker) getScopeTask() *scopeTask {
 	l := &w.sl
 	if len(l.free) == 0 {
@@ -803,18 +828,29 @@ func (w *Worker) getScopeTask() *scopeTask {
 			}
 		}
 	}
-	if n := len(l.free); n > 0 {
-		t := l.free[n-1]
-		l.free[n-1] = nil
-		l.free = l.free[:n-1]
-		return t
+	if len(l.free) == 0 {
+		for range spawnBatch / scopeTaskChunk {
+			chunk := new([scopeTaskChunk]scopeTask)
+			for i := range chunk {
+				chunk[i].makeFor(w.sched)
+				l.free = append(l.free, &chunk[i])
+			}
+		}
 	}
-	chunk := new([spawnBatch]scopeTask)
-	for i := 1; i < spawnBatch; i++ {
-		l.free = append(l.free, &chunk[i])
-	}
-	return &chunk[0]
+	n := len(l.free)
+	t := l.free[n-1]
+	l.free[n-1] = nil
+	l.free = l.free[:n-1]
+	return t
 }
+
+// scopeTaskChunk is how many scope tasks getScopeTask allocates together:
+// 512 bytes, the largest object the Go runtime allocates without a header
+// in front (an 8-byte header above that would shift every task by 8 bytes
+// and make it straddle three cache lines). Objects of one size class lie at
+// multiples of their size from a page boundary, so each task starts on a
+// line (TestScopeTaskSpawnLine).
+const scopeTaskChunk = 4
 
 // putScopeTask returns t to w's free list, moving a batch to the
 // scheduler's spare ones when the list holds two.
@@ -844,17 +880,18 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if sp.done.Done() {
 		panic("forkjoin: Spawner.Spawn after its Scope returned")
 	}
-	t := w.getScopeTask()
+	t := w.getScopeTask() // its constant fields set (scopeTask)
 	t.fn = fn
 	if len(opts) == 0 {
-		t.st.initDone(sp.sched, Normal, sp.ctx, sp.ctxDone, t)
+		t.st.rs.ctx, t.st.prio, t.st.ctxDone = sp.ctx, Normal, sp.ctxDone
 	} else {
 		c := spawnOptionsSlow(opts)
+		c.prio.check()
 		ctx, ctxDone := sp.ctx, sp.ctxDone
 		if c.ctx != nil {
 			ctx, ctxDone = c.ctx, c.ctx.Done() != nil
 		}
-		t.st.initDone(sp.sched, c.prio, ctx, ctxDone, t)
+		t.st.rs.ctx, t.st.prio, t.st.ctxDone = ctx, c.prio, ctxDone
 	}
 	t.st.scope = sp
 	// Counted in before it is queued (see the file comment), in both
