@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -250,7 +252,17 @@ func (h *harness) runWorkload(w *Workload) *WorkloadResult {
 }
 
 // rounds runs the timed rounds of a group of cells, interleaved: every live
-// strategy once per round, the order rotated by one each round.
+// strategy once per round, in an order shuffled for each round.
+//
+// Shuffled, not rotated: a rotation keeps every strategy behind the same
+// one in almost every round, and what a strategy leaves running after its
+// sample affects the next one's. A pool's workers may go on looking for
+// work for a while after a run, holding a processor (forkjoin's search for
+// 0.1 ms), and a goroutine that the next run wakes may wait for them; in
+// the rotation, Scope's task rows came right after the For rows on
+// forkjoin's other pool and paid for it, while gq-pool came after pond
+// (docs/bench.md). The seed is fixed (the workload's and the round's), so a
+// run is reproducible.
 func (h *harness) rounds(w *Workload, inst *Instance, ref uint64, cells []*Cell) {
 	cfg := h.cfg
 	for r := 0; r < cfg.Rounds; r++ {
@@ -263,8 +275,9 @@ func (h *harness) rounds(w *Workload, inst *Instance, ref uint64, cells []*Cell)
 		if len(live) == 0 {
 			break
 		}
-		for i := range live {
-			c := live[(i+r)%len(live)]
+		order := rand.New(rand.NewPCG(uint64(r), seedOf(w.ID))).Perm(len(live))
+		for _, i := range order {
+			c := live[i]
 			h.prog.show(w.Label, c.Strategy.Name, fmt.Sprintf("round %d/%d", r+1, c.Rounds))
 			o, err := h.runOnce(c, w, inst, c.Reps, h.fullLimit(c.CheckNs*float64(c.Reps)))
 			h.prog.step(1)
@@ -611,4 +624,11 @@ func unitOr(u, alt string) string {
 		return alt
 	}
 	return u
+}
+
+// seedOf is a workload's seed for the order of its rounds.
+func seedOf(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
 }
