@@ -823,16 +823,18 @@ func TestStats(t *testing.T) {
 	root := buildTree(bigDepth, &c)
 	want := seqSum(root)
 	p := pool.New(2)
-	defer p.Close()
-	var st pool.Stats
 	for i := 0; i < 50; i++ {
 		if err := checkSum(p, root, want); err != nil {
 			t.Fatal(err)
 		}
-		if st = p.Stats(); st.Steals > 0 && i >= 2 {
+		if st := p.Stats(); st.Steals > 0 && i >= 2 {
 			break
 		}
 	}
+	// Tasks are counted in batches (they may lag while tasks run): the
+	// counters agree once the pool is idle, as after Close.
+	p.Close()
+	st := p.Stats()
 	if st.Steals == 0 || st.Tasks == 0 {
 		t.Fatalf("no work moved: %+v", st)
 	}
@@ -850,6 +852,43 @@ func TestStats(t *testing.T) {
 		t.Errorf("per-participant counters (%d tasks, %d steals) do not add up to the totals (%d, %d)", tasks, steals, st.Tasks, st.Steals)
 	}
 	t.Logf("%d runs: %d tasks, %d steal attempts, %d steals", st.Runs, st.Tasks, st.StealAttempts, st.Steals)
+}
+
+// TestStatsTasksExactWhenIdle: every task a participant runs is in
+// Stats.Tasks once the pool is idle, though each participant counts in
+// batches: submitted Tasks, each run once from a queue, in numbers that are
+// rarely a multiple of the batch, counted at parallelism 1 (the closing
+// goroutine runs them), 2 and 4.
+func TestStatsTasksExactWhenIdle(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2, 4} {
+		p := pool.New(par)
+		var ran atomic.Int64
+		var total int64
+		for round := 0; round < 10; round++ {
+			n := 1 + round*37
+			tasks := make([]Task, n)
+			var b Batch
+			for i := range tasks {
+				tasks[i].Init(func(*Worker, *Task) { ran.Add(1) })
+				b.Push(&tasks[i])
+			}
+			SubmitBatch(p, &b, Normal)
+			total += int64(n)
+		}
+		p.Close()
+		st := p.Stats()
+		if ran.Load() != total || st.Tasks != total {
+			t.Fatalf("p%d: %d tasks submitted, %d ran, Stats.Tasks %d", par, total, ran.Load(), st.Tasks)
+		}
+		var sum int64
+		for _, ws := range append(st.Workers, st.Callers) {
+			sum += ws.Tasks
+		}
+		if sum != st.Tasks {
+			t.Fatalf("p%d: the participants' Tasks add up to %d, the total is %d", par, sum, st.Tasks)
+		}
+	}
 }
 
 // TestForkAllocations: the typed fork allocates nothing in steady state; a

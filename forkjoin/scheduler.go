@@ -206,6 +206,7 @@ func (s *scheduler) releaseCaller(w *Worker) {
 	if w.holdsSlack() {
 		w.flushSlack() // spawn.go: no slack outlives the Run
 	}
+	w.publishTasks()
 	w.dropStale() // nothing of the run stays reachable from the pool
 	w.inUse.Store(false)
 	w.standing, w.armed = false, false

@@ -73,6 +73,7 @@ type Worker struct {
 	poolIndex      int // the pool worker's index, or -1 for a caller
 	rng            uint64
 	counters       workerCounters
+	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
 
 	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
 	// per task, so kept off the lines that thieves read (dq, pq, limit).
@@ -434,7 +435,22 @@ func (w *Worker) serve() {
 			w.clearAsked()
 		}
 		w.standing, w.armed = false, false
+		w.publishTasks()
 		s.startSearching()
+	}
+}
+
+// publishTasks adds the tasks w ran since it last did to its counter. The
+// count is kept in a plain field and published in batches (at most
+// statsBatch apart, and whenever w stops running tasks: a pool worker
+// before it searches, a caller when its Run ends), because an atomic add
+// per task is a locked instruction, 3–7% of an empty spawned task's cost
+// (docs/BENCHMARKS.md, Tasks, "Session 14"). Stats.Tasks may therefore lag
+// while tasks run, and is exact once the pool is idle.
+func (w *Worker) publishTasks() {
+	if w.tasksRun != 0 {
+		w.counters.tasks.Add(w.tasksRun)
+		w.tasksRun = 0
 	}
 }
 
@@ -449,6 +465,7 @@ func (w *Worker) leaveOnGoexit() {
 	if w.holdsSlack() {
 		w.flushSlack()
 	}
+	w.publishTasks()
 	if w.dirty || w.sp != 0 {
 		w.resetSlabs()
 	}
@@ -533,7 +550,9 @@ func (w *Worker) execute(t *task) {
 	if w.holdsSlack() {
 		w.settleFor(t)
 	}
-	w.counters.tasks.Add(1)
+	if w.tasksRun++; w.tasksRun >= statsBatch {
+		w.publishTasks()
+	}
 	// What execute needs of t once t's function has started is read now:
 	// from then on an intrusive Task may be pushed again (Task.Init), by
 	// its function or by whoever it signalled, and its header rewritten.

@@ -30,7 +30,9 @@ type Stats struct {
 	// The fields below are filled by the work-stealing core (forkjoin).
 
 	// Tasks counts tasks run from a deque or queue (a typed fork or Join
-	// that its owner pops back and runs inline is not a task run).
+	// that its owner pops back and runs inline is not a task run). Each
+	// participant counts in batches: while it runs tasks its count may
+	// lag by fewer than 64; all are in once the pool is idle.
 	Tasks int64
 	// StealAttempts counts attempts to take a task from another
 	// participant's deque; Steals the successful ones.
