@@ -695,7 +695,7 @@ func (sp *Spawner) recordFailure(err error) {
 // makeFor did, clearing the rest. On a cold cache each line a spawn writes
 // is a miss, which the queue's publication of the task (a locked
 // instruction) waits for: writing both lines made Spawn the slowest part of
-// a burst of small tasks (BENCHMARKS.md, Tasks, "Session 13").
+// a burst of small tasks (BENCHMARKS.md, Tasks, "Session 14").
 type scopeTask struct {
 	st spawnTask // first field
 	fn func(w *Worker)
