@@ -482,8 +482,13 @@ func (w *Worker) leaveOnGoexit() {
 // reschedule), more than the gap between the runs of a program that starts
 // one run after another; searching a little longer keeps the worker there
 // for the next one. It yields its processor every 8 rounds, so a spinning
-// worker never keeps a runnable goroutine waiting, and its thread every 64
-// (osYield), so it never keeps a runnable thread waiting either.
+// worker keeps no goroutine of its own processor's queues waiting, and its
+// thread every 64 (osYield), so it never keeps a runnable thread waiting
+// either. (A goroutine readied meanwhile onto another, busy processor's
+// queue does wait for the search to end: Go's scheduler takes work from
+// another processor only when it has none of its own, and the yielding
+// searcher always is some. docs/tuning.md says what that costs a program
+// that runs other work beside a pool.)
 //
 // The second yield is for the operating system's placement of threads. The
 // Go runtime runs a woken worker on whichever thread it wakes, and Linux
