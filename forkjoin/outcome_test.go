@@ -174,6 +174,38 @@ func TestRecycledScopeTaskNotCancelledByOldContext(t *testing.T) {
 	}
 }
 
+// TestRecycledScopeTaskNotFailedByOldPanic: a scope task struct whose last
+// task panicked is recycled (the caller's free list gives it back at once
+// at parallelism 1) for a task of a later Scope, which must not inherit
+// that panic as its own failure.
+func TestRecycledScopeTaskNotFailedByOldPanic(t *testing.T) {
+	leakcheck.Check(t)
+	for _, par := range []int{1, 2} {
+		pool.With(par, func(p *pool.Pool) {
+			for round := 0; round < 100; round++ {
+				var ran atomic.Int64
+				var err1, err2 error
+				forkjoin.Run(p, func(w *forkjoin.Worker) {
+					err1 = forkjoin.ScopeCtx(context.Background(), w, func(s *forkjoin.Spawner) {
+						s.Spawn(w, func(*forkjoin.Worker) { panic("first scope") })
+					})
+					err2 = forkjoin.ScopeCtx(context.Background(), w, func(s *forkjoin.Spawner) {
+						for range 4 {
+							s.Spawn(w, func(*forkjoin.Worker) { ran.Add(1) })
+						}
+					})
+				})
+				if _, ok := err1.(*forkjoin.PanicError); !ok {
+					t.Fatalf("p=%d round %d: first Scope returned %v, want its task's panic", par, round, err1)
+				}
+				if err2 != nil || ran.Load() != 4 {
+					t.Fatalf("p=%d round %d: second Scope returned %v with %d of 4 tasks run", par, round, err2, ran.Load())
+				}
+			}
+		})
+	}
+}
+
 // TestScopeFunctionPanicWaits: a panic in the Scope's own function fails
 // the scope like a task's panic: Scope re-panics with it only once the
 // tasks already running are over, and the tasks not yet started never run.
