@@ -687,12 +687,13 @@ func (sp *Spawner) recordFailure(err error) {
 // exactly two cache lines (TestScopeTaskSize and TestScopeTaskSpawnLine
 // keep it there).
 //
-// A spawn writes one of those lines, not both. What is the same for every
-// task a struct will carry (its header's exec, after and run, its run's
-// scheduler, its body) is set once, when the struct is made (makeFor); what
-// varies (the run's context, prio, ctxDone, scope and fn) lies in the
-// second line (TestScopeTaskSpawnLine); and over leaves the struct as
-// makeFor did, clearing the rest. On a cold cache each line a spawn writes
+// A spawn writes one of those lines, not both, and reads neither (see
+// the nil test in Spawn). What is the same for every task a struct will
+// carry (its header's exec, after and run, its run's scheduler, its body)
+// is set once, when the struct is made (makeFor); what varies (the run's
+// context, prio, ctxDone, scope and fn) lies in the second line
+// (TestScopeTaskSpawnLine); and over leaves the struct as makeFor did,
+// clearing the rest. On a cold cache each line a spawn writes
 // is a miss, which the queue's publication of the task (a locked
 // instruction) waits for: writing both lines made Spawn the slowest part of
 // a burst of small tasks (BENCHMARKS.md, Tasks, "Session 14").
@@ -881,9 +882,19 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		panic("forkjoin: Spawner.Spawn after its Scope returned")
 	}
 	t := w.getScopeTask() // its constant fields set (scopeTask)
-	t.fn = fn
+	if t == nil {
+		// Never: getScopeTask always returns a task. The test is for the
+		// compiler: without it, the first pointer store into t (which
+		// needs a write barrier branch) is preceded by a nil check that
+		// loads t's first line, the line a spawn otherwise leaves alone
+		// (scopeTask). A test of the register costs nothing; that load
+		// was a miss on a cold task.
+		panic("forkjoin: no scope task")
+	}
+	prio := Normal // kept in a local, not read back from t
 	if len(opts) == 0 {
-		t.st.rs.ctx, t.st.prio, t.st.ctxDone = sp.ctx, Normal, sp.ctxDone
+		t.st.prio, t.st.ctxDone = Normal, sp.ctxDone
+		t.st.rs.ctx = sp.ctx
 	} else {
 		c := spawnOptionsSlow(opts)
 		c.prio.check()
@@ -891,8 +902,11 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		if c.ctx != nil {
 			ctx, ctxDone = c.ctx, c.ctx.Done() != nil
 		}
-		t.st.rs.ctx, t.st.prio, t.st.ctxDone = ctx, c.prio, ctxDone
+		prio = c.prio
+		t.st.prio, t.st.ctxDone = prio, ctxDone
+		t.st.rs.ctx = ctx
 	}
+	t.fn = fn
 	t.st.scope = sp
 	// Counted in before it is queued (see the file comment), in both
 	// pending counters and in the statistics.
@@ -910,11 +924,11 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		s.pending.Add(spawnReserve)
 		l.schedSlack = spawnReserve - 1
 	}
-	w.countScopeTask(0, t.st.prio)
+	w.countScopeTask(0, prio)
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	w.pq[t.st.prio].push(&t.st.hdr)
+	w.pq[prio].push(&t.st.hdr)
 	s.wakeForNew()
 }
 
