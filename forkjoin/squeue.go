@@ -42,9 +42,14 @@ package forkjoin
 // the same tasks at the same indices).
 //
 // Slots are plain words outside race builds. A slot is written by the
-// owner before the atomic store of bottom that publishes it, and read by a
-// thief (or the owner's CAS path) after an atomic load of bottom or top
-// that follows that store, so the reader sees the task. The only racing
+// owner before the store of bottom that publishes it, and read by a thief
+// (or the owner's CAS path) after an atomic load of bottom or top that
+// follows that store, so the reader sees the task. That store needs only
+// release ordering, as in the weak-memory formulation of the deque (Lê,
+// Pop, Cohen and Zappa Nardelli, PPoPP 2013: push's fence is a release
+// fence); on amd64 it is a plain store (publish_amd64.go), which does not
+// wait for the task's line the way a locked exchange does. pop's store of
+// bottom stays sequentially consistent: it is the store→load fence. The only racing
 // access is a slow thief's read of a slot the owner is overwriting after
 // the ring wrapped; its CAS then fails (above) and it drops what it read.
 // Go guarantees that a racy read of a pointer-sized word observes one of
@@ -145,7 +150,7 @@ func (q *spawnQueue) push(t *task) {
 		q.count.Add(1)
 	}
 	r.slots[b&r.mask].store(t)
-	q.bottom.Store(b + 1) // publish the slot
+	publish(&q.bottom, b+1) // the slot, with release ordering only
 	q.stale.pushed(b + 1)
 }
 
@@ -167,7 +172,7 @@ func (q *spawnQueue) pushMany(ts []*task) {
 	for i, t := range ts {
 		r.slots[(b+int64(i))&r.mask].store(t)
 	}
-	q.bottom.Store(b + n) // publish the slots
+	publish(&q.bottom, b+n) // the slots, with release ordering only
 	q.stale.pushed(b + n)
 }
 
