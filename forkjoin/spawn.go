@@ -693,10 +693,11 @@ func (sp *Spawner) recordFailure(err error) {
 // is set once, when the struct is made (makeFor); what varies (the run's
 // context, prio, ctxDone, scope and fn) lies in the second line
 // (TestScopeTaskSpawnLine); and over leaves the struct as makeFor did,
-// clearing the rest. On a cold cache each line a spawn writes
-// is a miss, which the queue's publication of the task (a locked
-// instruction) waits for: writing both lines made Spawn the slowest part of
-// a burst of small tasks (BENCHMARKS.md, Tasks, "Session 14").
+// clearing the rest. On a cold cache each line a spawn writes is a miss,
+// which a locked instruction after it waits for (the queue's publication
+// of the task was one until session 15; see publish): writing both lines
+// made Spawn the slowest part of a burst of small tasks (BENCHMARKS.md,
+// Tasks, "Session 14").
 type scopeTask struct {
 	st spawnTask // first field
 	fn func(w *Worker)

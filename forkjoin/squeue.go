@@ -49,13 +49,14 @@ package forkjoin
 // Pop, Cohen and Zappa Nardelli, PPoPP 2013: push's fence is a release
 // fence); on amd64 it is a plain store (publish_amd64.go), which does not
 // wait for the task's line the way a locked exchange does. pop's store of
-// bottom stays sequentially consistent: it is the store→load fence. The only racing
-// access is a slow thief's read of a slot the owner is overwriting after
-// the ring wrapped; its CAS then fails (above) and it drops what it read.
-// Go guarantees that a racy read of a pointer-sized word observes one of
-// the values written (no tearing), so that read is harmless; an atomic
-// store per slot, a locked exchange on amd64, was the largest single cost
-// of a spawn. Race builds use atomic slots (squeue_slot_race.go), so the race
+// bottom stays sequentially consistent: it is the store→load fence. The
+// only racing access is a slow thief's read of a slot the owner is
+// overwriting after the ring wrapped; its CAS then fails (above) and it
+// drops what it read. Go guarantees that a racy read of a pointer-sized
+// word observes one of the values written (no tearing), so that read is
+// harmless; an atomic store per slot, a locked exchange on amd64, was the
+// largest single cost of a spawn. Race builds use atomic slots
+// (squeue_slot_race.go) and the atomic store of bottom, so the race
 // detector checks everything else.
 
 import (

@@ -110,8 +110,7 @@ func BenchmarkScopeSpawnCold(b *testing.B) {
 // meanwhile, untimed), then a Scope of 2,000 tasks of ~2 µs each. Besides
 // the time per op it reports the median time of the spawning loop
 // (spawn-µs): the caller runs no task until the loop is over, and the
-// task structs it fills are cold, half of them last written by the other
-// core.
+// task structs it fills are cold (many were last used on the other core).
 func BenchmarkScopeBurst(b *testing.B) {
 	const tasks = 2000
 	res := make([]uint64, tasks)
