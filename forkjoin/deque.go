@@ -33,6 +33,7 @@ package forkjoin
 // and it drops what it read, but the read itself must not be a data race.
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
@@ -80,7 +81,7 @@ func (q *ringQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].Store(t)
 	q.bottom.Store(b + 1) // publish the slot
-	q.stale.pushed(b + 1)
+	q.stale.pushed(b, b+1)
 }
 
 // growTo replaces the ring by one of at least need slots (and at least
@@ -113,15 +114,46 @@ func (q *ringQueue) dropTaken() {
 }
 
 // staleRange bounds the indices of a queue's ring whose slots may still
-// point to taken tasks: [lo, hw), where lo is top at the last clearing
-// (every slot outside the live range was cleared then) and hw the highest
-// bottom since. The owner raises hw at each push; thieves never write it.
-type staleRange struct{ lo, hw int64 }
+// point to taken tasks that hold memory of the user's: [lo, hw), where lo
+// is top at the last clearing and hw the highest bottom since, and, within
+// it, nothing below hold. The owner raises hw at each push; thieves never
+// write it.
+//
+// A slot left pointing to a pooled task (a Scope's task: the pool's own
+// struct, which its end empties, scopeTask.over) keeps nothing of the
+// user's alive, so it need not be cleared. Clearing a slot the thieves read
+// is a write to a line the other core holds: clearing the 2,000 slots of a
+// Scope of 2,000 small tasks was nearly all of the 5 µs between the Scope's
+// end and its Run's (BENCHMARKS.md, Tasks, "Session 16"). The invariant,
+// kept by the owner between pushes:
+//
+//   - a slot whose last write was for an index outside [lo, hw) is empty
+//     or points to a pooled task;
+//   - so is a slot whose last write was for an index in [lo, hold).
+//
+// A push of tasks that are not pooled lowers hold to its first index; a
+// clearing empties the taken slots at or above hold and then makes hold
+// at least the new lo (a slot below hold was pooled; a live slot at or
+// above it may not be), or the largest index if no live slot is at or
+// above it. The zero value (hold = 0) assumes nothing pooled; an empty
+// ring may start with hold at its largest (newSpawnQueue).
+type staleRange struct{ lo, hw, hold int64 }
 
-// pushed records that bottom reached b.
-func (s *staleRange) pushed(b int64) {
-	if b > s.hw {
-		s.hw = b
+// pushed records that tasks not known to be pooled were pushed at indices
+// [from, to).
+func (s *staleRange) pushed(from, to int64) {
+	if to > s.hw {
+		s.hw = to
+	}
+	if from < s.hold {
+		s.hold = from
+	}
+}
+
+// pushedPooled records that pooled tasks were pushed up to index to.
+func (s *staleRange) pushedPooled(to int64) {
+	if to > s.hw {
+		s.hw = to
 	}
 }
 
@@ -139,20 +171,27 @@ type slotOf[S any] interface {
 // dropStaleSlots clears the stale slots of a ring of mask+1 slots whose
 // live range is [t, b), both loaded by the owner between pushes: [lo, t),
 // taken from the top since the last clearing, and [b, hw), pushed and
-// taken back at the bottom; every slot outside [t, b) if more than a
-// ring's worth was pushed. The cost is what was pushed and taken since the
+// taken back at the bottom, each from hold up (see staleRange); every slot
+// outside [t, b) if more than a ring's worth was pushed (unless every push
+// since was pooled). The cost is what was pushed and taken since the
 // last clearing, not the ring's size. Thieves may advance top meanwhile:
 // what they take after t was loaded is cleared next time. A slow thief may
 // still read a slot being cleared; that is the read of a taken slot whose
 // CAS of top fails (see the file comment), and it drops the nil it read.
 func dropStaleSlots[S any, P slotOf[S]](s *staleRange, slots []S, mask, t, b int64) {
-	if s.hw-s.lo > mask {
+	switch {
+	case s.hold >= s.hw:
+		// Every slot outside the live range is empty or pooled already.
+	case s.hw-s.lo > mask:
 		clearSlots[S, P](slots, mask, b, t+mask+1)
-	} else {
-		clearSlots[S, P](slots, mask, s.lo, t)
-		clearSlots[S, P](slots, mask, b, s.hw)
+	default:
+		clearSlots[S, P](slots, mask, max(s.lo, s.hold), t)
+		clearSlots[S, P](slots, mask, max(b, s.hold), s.hw)
 	}
-	s.lo, s.hw = t, b
+	s.lo, s.hw, s.hold = t, b, max(s.hold, t)
+	if s.hold >= b {
+		s.hold = math.MaxInt64 // no live slot may hold: nothing below b does
+	}
 }
 
 // clearSlots empties the slots of indices [from, to).

@@ -286,7 +286,7 @@ func (s *scheduler) queueLocal(w *Worker, st *spawnTask) {
 		w.sl.schedSlack = spawnReserve - 1
 	}
 	w.sl.stats.submitted[st.prio].Add(1)
-	w.pq[st.prio].push(&st.hdr)
+	w.pq[st.prio].push(&st.hdr, false)
 }
 
 // countLocal counts k spawned tasks of priority p, made on w, in: in the
@@ -929,7 +929,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	w.pq[prio].push(&t.st.hdr)
+	w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over
 	s.wakeForNew()
 }
 

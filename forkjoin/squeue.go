@@ -60,6 +60,7 @@ package forkjoin
 // detector checks everything else.
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
@@ -96,6 +97,7 @@ func newSpawnRing(size int64) *spawnRing {
 
 func newSpawnQueue() *spawnQueue {
 	q := &spawnQueue{}
+	q.stale.hold = math.MaxInt64 // every slot is empty (see staleRange)
 	q.buf.Store(newSpawnRing(dequeInitialSize))
 	return q
 }
@@ -140,8 +142,9 @@ func (q *spawnQueue) growTo(old *spawnRing, top, bottom, need int64) *spawnRing 
 	return r
 }
 
-// push adds t at the bottom. Owner only.
-func (q *spawnQueue) push(t *task) {
+// push adds t at the bottom. Owner only. pooled says that t is a Scope's
+// task, whose slot dropTaken may leave as it is (see staleRange).
+func (q *spawnQueue) push(t *task, pooled bool) {
 	b := q.bottom.Load()
 	r := q.buf.Load()
 	if top := q.top.Load(); b-top > r.mask {
@@ -152,7 +155,11 @@ func (q *spawnQueue) push(t *task) {
 	}
 	r.slots[b&r.mask].store(t)
 	publish(&q.bottom, b+1) // the slot, with release ordering only
-	q.stale.pushed(b + 1)
+	if pooled {
+		q.stale.pushedPooled(b + 1)
+	} else {
+		q.stale.pushed(b, b+1)
+	}
 }
 
 // pushMany adds ts at the bottom in order (ts[0] first) with one
@@ -174,7 +181,7 @@ func (q *spawnQueue) pushMany(ts []*task) {
 		r.slots[(b+int64(i))&r.mask].store(t)
 	}
 	publish(&q.bottom, b+n) // the slots, with release ordering only
-	q.stale.pushed(b + n)
+	q.stale.pushed(b, b+n)
 }
 
 // pop removes a task: the newest while more than stealMax are queued,

@@ -13,8 +13,9 @@ import (
 // playing owner and thief: push and pushMany at the bottom (the end of the
 // slice); pop takes the newest while more than stealMax tasks are queued
 // and the oldest otherwise; steal takes the oldest half (at most stealMax,
-// at least one). The sequences are long enough to grow the ring several
-// times and to drain it.
+// at least one); after dropTaken only the live slots hold tasks, apart
+// from pooled ones (push's flag; checkDropped). The sequences are long
+// enough to grow the ring several times and to drain it.
 func TestSpawnQueueModel(t *testing.T) {
 	maxCap := int64(0)
 	rapid.Check(t, func(rt *rapid.T) {
@@ -23,8 +24,8 @@ func TestSpawnQueueModel(t *testing.T) {
 		q.count = &count
 		var model []int // ids, top first
 		next := 0
-		newItem := func() *task {
-			it := &dqItem{id: next}
+		newItem := func(pooled bool) *task {
+			it := &dqItem{id: next, pooled: pooled}
 			model = append(model, next)
 			next++
 			return &it.hdr
@@ -53,12 +54,15 @@ func TestSpawnQueueModel(t *testing.T) {
 			}
 		}
 		rt.Repeat(map[string]func(*rapid.T){
-			"push": func(*rapid.T) { q.push(newItem()) },
+			"push": func(rt *rapid.T) {
+				pooled := rapid.Bool().Draw(rt, "pooled")
+				q.push(newItem(pooled), pooled)
+			},
 			"pushMany": func(rt *rapid.T) {
 				n := rapid.IntRange(0, 300).Draw(rt, "n")
 				ts := make([]*task, n)
 				for i := range ts {
-					ts[i] = newItem()
+					ts[i] = newItem(false)
 				}
 				q.pushMany(ts)
 			},
@@ -118,6 +122,78 @@ func TestSpawnQueueModel(t *testing.T) {
 	if maxCap < 4*dequeInitialSize {
 		t.Errorf("the ring never grew past %d slots: the sequences were too short", maxCap)
 	}
+}
+
+// TestSpawnQueueLeavesPooledSlots: dropTaken leaves the slots of taken
+// pooled tasks alone (clearing them is what it saves, see staleRange), and
+// clears those of tasks that are not pooled, including one that was still
+// queued at an earlier clearing.
+func TestSpawnQueueLeavesPooledSlots(t *testing.T) {
+	q := newSpawnQueue()
+	items := make([]dqItem, 41)
+	for i := range items {
+		items[i].id = i
+	}
+	push := func(i int, pooled bool) {
+		items[i].pooled = pooled
+		q.push(&items[i].hdr, pooled)
+	}
+	takeAll := func() {
+		if _, r := q.steal(nil); r != stolen {
+			t.Fatalf("steal: result %d", r)
+		}
+		for q.pop() != nil {
+		}
+	}
+	slot := func(i int) *task { r := q.buf.Load(); return r.slots[int64(i)&r.mask].load() }
+	check := func(when string, pooled ...int) {
+		t.Helper()
+		r := q.buf.Load()
+		n := 0
+		for i := range r.slots {
+			if r.slots[i].load() != nil {
+				n++
+			}
+		}
+		for _, i := range pooled {
+			if slot(i) != &items[i].hdr {
+				t.Fatalf("%s: the slot of pooled task %d was cleared", when, i)
+			}
+		}
+		if n != len(pooled) {
+			t.Fatalf("%s: %d slots hold a task, want the %d pooled ones", when, n, len(pooled))
+		}
+	}
+	var pooled []int
+	for i := range 29 {
+		push(i, true)
+		pooled = append(pooled, i)
+	}
+	takeAll()
+	q.dropTaken()
+	check("29 pooled tasks taken", pooled...)
+
+	for i := 29; i < 39; i++ {
+		push(i, false)
+	}
+	takeAll()
+	q.dropTaken()
+	check("10 more taken, not pooled", pooled...)
+
+	push(39, true)
+	push(40, false)
+	if got := q.pop(); got != &items[39].hdr {
+		t.Fatalf("pop took %v, want task 39", got)
+	}
+	q.dropTaken() // task 40 still queued
+	if slot(40) != &items[40].hdr {
+		t.Fatalf("dropTaken cleared the slot of a queued task")
+	}
+	if got := q.pop(); got != &items[40].hdr {
+		t.Fatalf("pop took %v, want task 40", got)
+	}
+	q.dropTaken()
+	check("a task queued across a clearing taken", append(pooled, 39)...)
 }
 
 // TestSpawnQueueManyThieves: the owner pushes every task once (singly and in
@@ -180,7 +256,7 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 			q.pushMany(ts)
 			i += k
 		} else {
-			q.push(&items[i].hdr)
+			q.push(&items[i].hdr, false)
 			i++
 		}
 		if rng/8%2 == 0 { // keep the queue short, where owner and thieves meet

@@ -89,7 +89,7 @@ func TestStealQueueLastLook(t *testing.T) {
 	}
 	for round := 0; round < rounds; round++ {
 		for i := range items {
-			v.pq[Normal].push(&items[i].hdr)
+			v.pq[Normal].push(&items[i].hdr, false)
 		}
 		var start atomic.Bool
 		var wg sync.WaitGroup
