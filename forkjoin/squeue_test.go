@@ -196,9 +196,9 @@ func TestSpawnQueueLeavesPooledSlots(t *testing.T) {
 	check("a task queued across a clearing taken", append(pooled, 39)...)
 }
 
-// TestSpawnQueueManyThieves: the owner pushes every task once (singly and in
-// batches), popping some back and clearing taken slots (dropTaken) at
-// random as it goes, while thieves steal batches; every task must be taken
+// TestSpawnQueueManyThieves: the owner pushes every task once (singly, as a
+// pooled task or not, and in batches), popping some back and clearing
+// taken slots (dropTaken) at random as it goes, while thieves steal batches; every task must be taken
 // exactly once. Thieves stop once every task is taken, so a lost task hangs
 // the test (and the test binary's timeout fails it).
 func TestSpawnQueueManyThieves(t *testing.T) {
@@ -256,7 +256,7 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 			q.pushMany(ts)
 			i += k
 		} else {
-			q.push(&items[i].hdr, false)
+			q.push(&items[i].hdr, rng/1024%2 == 0) // pooled or not: see staleRange
 			i++
 		}
 		if rng/8%2 == 0 { // keep the queue short, where owner and thieves meet
