@@ -2,6 +2,7 @@ package testcheck
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -79,4 +80,18 @@ func MustPanicError(t testing.TB, what string, f func(), want any, frame string)
 		t.Fatalf("%s: PanicError.Stack does not show %s, where the panic happened:\n%s", what, frame, pe.Stack)
 	}
 	return pe
+}
+
+// LongEnv is the environment variable that turns on the long tests: soaks,
+// stress runs and the largest shapes. CI (.ci/run) sets it; a plain
+// `go test ./...` leaves it unset and stays fast.
+const LongEnv = "FORKJOIN_LONG_TESTS"
+
+// Long skips t unless LongEnv is set to a non-empty value other than "0".
+// Call it first in a test that takes more than a second or two.
+func Long(t testing.TB) {
+	t.Helper()
+	if v := os.Getenv(LongEnv); v == "" || v == "0" {
+		t.Skipf("long test: set %s=1 to run it (CI does)", LongEnv)
+	}
 }
