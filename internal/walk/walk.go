@@ -1,6 +1,8 @@
 package walk
 
 import (
+	"errors"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -73,10 +75,12 @@ type pub[N, H, R any] struct {
 }
 
 type frame[N, H, R any] struct {
-	h      H
-	base   int // start of this frame's children in the buffer
-	lo, hi int // unstarted own children: kids[lo:hi]
-	idx    int // this node's position in its parent's children (kids), -1 for a walk's root
+	h H
+	// Positions in the buffer are int32 (see maxKids): a frame of an int
+	// heap takes 40 bytes, which is what a 10^6-deep chain costs per level.
+	base   int32 // start of this frame's children in the buffer
+	lo, hi int32 // unstarted own children: kids[lo:hi]
+	idx    int32 // this node's position in its parent's children (kids), -1 for a walk's root
 	// pubs: what a frame keeps once it has published some of its children
 	// (nil before, and again once all of them are accumulated).
 	pubs   *pubs[N, H, R]
@@ -108,8 +112,8 @@ type state[N, H, R any] struct {
 	ops    *Ops[N, H, R]
 	w      *forkjoin.Worker // the participant walking with this state
 	kids   []N
-	frames []frame[N, H, R] // frames[len:cap] are zero (pop clears a frame; enter relies on it)
-	low    int              // frames below low have no unstarted child
+	frames frameStack[frame[N, H, R]]
+	low    int // frames below low have no unstarted child
 	yield  func(N) bool
 	ticks  uint32
 	// dry: a request for work stands that no frame can answer (answer
@@ -192,14 +196,24 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 				w.Abort(err)
 			}
 		}
-		top := &st.frames[len(st.frames)-1]
+		top := st.frames.top()
 		if top.pubs == nil {
 			if top.lo < top.hi {
 				c := st.kids[top.lo]
 				var zero N
 				st.kids[top.lo] = zero // the buffer keeps no entered child reachable
+				idx := int(top.lo)
 				top.lo++
-				if r, leaf := st.enter(c, top.lo-1); leaf {
+				if top.lo == top.hi && !top.ranged {
+					// The last child of a frame that shared none: its
+					// segment is empty now, cut it away, so that a
+					// chain keeps one slot of the buffer, not one per
+					// level. (Nothing is dealt from a frame without
+					// unstarted children, and no pub reads its slots.)
+					st.kids = st.kids[:top.base]
+					top.lo, top.hi = top.base, top.base
+				}
+				if r, leaf := st.enter(c, idx); leaf {
 					st.ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
 				}
 				continue
@@ -208,23 +222,22 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 			continue
 		}
 		r := st.ops.Finalize(&top.h)
-		idx := top.idx
-		n := len(st.frames) - 1
+		idx := int(top.idx)
+		n := st.frames.len() - 1
 		if top.ranged {
 			// A range pub read its children in place (its runner may be
 			// another goroutine, so only the owner clears them, now).
 			clear(st.kids[top.base:])
 		}
-		st.kids = st.kids[:top.base]    // other slots were cleared when taken
-		st.frames[n] = frame[N, H, R]{} // release the heap now
-		st.frames = st.frames[:n]
+		st.kids = st.kids[:top.base] // other slots were cleared when taken
+		st.frames.pop()              // release the heap now
 		if st.low > n {
 			st.low = n
 		}
 		if n == 0 {
 			return r
 		}
-		st.deliver(&st.frames[n-1], idx, r)
+		st.deliver(st.frames.top(), idx, r)
 	}
 }
 
@@ -245,7 +258,7 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 		return
 	}
 	for {
-		f := &st.frames[len(st.frames)-1]
+		f := st.frames.top()
 		ps := f.pubs
 		if ps != nil && f.lo == f.hi && ps.held != nil && ps.ahead == ps.held {
 			// The held tail is what the owner walks next: make it the own
@@ -253,7 +266,7 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 			// with the owner like any next child.
 			st.ownHeld(f)
 		}
-		left := f.hi - f.lo
+		left := int(f.hi - f.lo)
 		if ps != nil && ps.held != nil {
 			left += len(ps.held.nodes)
 		}
@@ -272,7 +285,7 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 		var zero N
 		st.kids[f.lo] = zero
 		f.lo++
-		idx := f.lo - 1
+		idx := int(f.lo - 1)
 		st.entering = idx
 		st.offer(w, true)
 		r, leaf := st.enter(c, idx)
@@ -294,8 +307,8 @@ func (st *state[N, H, R]) ownHeld(f *frame[N, H, R]) {
 	ps.ahead, ps.held = nil, nil
 	p.claim.Store(true)
 	st.ops.pubOver()
-	f.lo, f.hi = p.first, p.end
-	if top := len(st.frames) - 1; st.low > top {
+	f.lo, f.hi = int32(p.first), int32(p.end)
+	if top := st.frames.len() - 1; st.low > top {
 		st.low = top
 	}
 }
@@ -351,8 +364,8 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		var zero N
 		st.kids[f.lo] = zero
 		f.lo++
-		if r, leaf := st.enter(c, f.lo-1); leaf {
-			st.deliver(f, f.lo-1, r) // no frame was pushed: f is valid
+		if r, leaf := st.enter(c, int(f.lo-1)); leaf {
+			st.deliver(f, int(f.lo-1), r) // no frame was pushed: f is valid
 		}
 		return true
 	}
@@ -364,14 +377,14 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 			ps.held = nil
 			p.claim.Store(true)
 			st.ops.pubOver()
-			f.lo, f.hi = p.first, p.end
+			f.lo, f.hi = int32(p.first), int32(p.end)
 		case p.claim.CompareAndSwap(false, true): // nobody took it: the same
 			st.ops.pubOver()
-			f.lo, f.hi = p.first, p.end
+			f.lo, f.hi = int32(p.first), int32(p.end)
 		default: // a thief has it: every child before it is accumulated
 			st.putBehind(ps, p, p.first)
 		}
-		if top := len(st.frames) - 1; st.low > top {
+		if top := st.frames.len() - 1; st.low > top {
 			st.low = top // the frame may have unstarted children again
 		}
 		st.dry = false
@@ -412,7 +425,7 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 	ps := f.pubs
 	for {
 		p := ps.behind
-		lim := f.lo // no child of f is being walked: all before lo are done
+		lim := int(f.lo) // no child of f is being walked: all before lo are done
 		if p != nil {
 			lim = p.first
 		}
@@ -520,12 +533,12 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 // putState gives back a state whose walk finished normally: every frame
 // was popped (and zeroed) and every child reference cleared.
 func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
-	if cap(st.frames) > maxKept || cap(st.kids) > maxKept {
+	if st.frames.capacity() > maxKept || cap(st.kids) > maxKept {
 		return
 	}
 	st.ops, st.w = nil, nil
 	st.kids = st.kids[:0]
-	st.frames = st.frames[:0]
+	st.frames.reset()
 	st.low, st.ticks, st.dry = 0, 0, false
 	ss := stackOf[N, H, R](w)
 	ss.free = append(ss.free, st)
@@ -540,6 +553,9 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	base := len(st.kids)
 	st.entering, st.listing, st.unshared = idx, base, base+1
 	st.ops.Children(n, st.yield)
+	if len(st.kids) > maxKids {
+		panic(errTooManyKids)
+	}
 	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
 		// passed to Finalize would move every leaf's heap to the heap.
@@ -557,20 +573,21 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	// those loads, over fields just stored 8 bytes at a time, stall (the
 	// stores cannot be forwarded to them): a fifth of the time of a walk
 	// down a binary tree went there.
-	top := len(st.frames)
-	if top < cap(st.frames) {
-		st.frames = st.frames[:top+1] // the slot is zero: popped frames are cleared
-	} else {
-		st.frames = append(st.frames, frame[N, H, R]{})
-	}
-	f := &st.frames[top]
+	f := st.frames.push() // the slot is zero: popped frames are cleared
 	f.h = h
-	f.base, f.lo, f.hi, f.idx = base, base, len(st.kids), idx
+	f.base, f.lo, f.hi, f.idx = int32(base), int32(base), int32(len(st.kids)), int32(idx)
 	if st.streamed != nil {
 		st.endStream(f)
 	}
 	return r, false
 }
+
+// maxKids bounds the children listed and not yet entered on a walk's
+// path (frames keep positions in the buffer as int32): 2^31 node values,
+// at least 16 GiB of them.
+const maxKids = math.MaxInt32
+
+var errTooManyKids = errors.New("forkjoin: a walk's path holds more than 2^31-1 listed children")
 
 // streamEvery is how many children a listing yields between two looks
 // for a request for work (see stream). Answering during a listing gives
@@ -671,18 +688,20 @@ func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
 // a time unless many are left (a wide node): then an eighth of them, as
 // one range, which its taker may split again (see dealSize).
 func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
-	top := len(st.frames) - 1
+	top := st.frames.len() - 1
 	i := st.low
-	for i <= top && st.frames[i].lo >= st.frames[i].hi && (st.frames[i].pubs == nil || st.frames[i].pubs.held == nil) {
-		i++
+	for ; i <= top; i++ {
+		if f := st.frames.at(i); f.lo < f.hi || (f.pubs != nil && f.pubs.held != nil) {
+			break
+		}
 	}
 	st.low = i
 	if i > top {
 		return false
 	}
-	f := &st.frames[i]
+	f := st.frames.at(i)
 	ps := f.pubs
-	left := f.hi - f.lo
+	left := int(f.hi - f.lo)
 	if ps != nil && ps.held != nil {
 		left += len(ps.held.nodes)
 	}
@@ -692,11 +711,11 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 	var p *pub[N, H, R]
 	if f.lo < f.hi {
 		if ps == nil {
-			ps = &pubs[N, H, R]{end: f.hi}
+			ps = &pubs[N, H, R]{end: int(f.hi)}
 			f.pubs = ps
 		}
-		first := f.lo
-		k := dealSize(f.hi - first)
+		first := int(f.lo)
+		k := dealSize(int(f.hi) - first)
 		if k == 1 {
 			p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
 			var zero N
@@ -707,12 +726,12 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			f.ranged = true
 		}
 		p.first, p.end = first, first+k
-		f.lo += k
+		f.lo += int32(k)
 		// The first child not accumulated, if no pub is behind: the
 		// frame's child being walked, if there is one, else this one.
 		acc := first
 		if i < top {
-			acc = st.frames[i+1].idx
+			acc = int(st.frames.at(i + 1).idx)
 		} else if inChild {
 			acc = st.entering
 		}
@@ -882,12 +901,13 @@ func (st *state[N, H, R]) abandon(w *forkjoin.Worker) {
 	w.Cancel(nil)
 	st.ops.takeBack(st.streamed) // a listing that did not end
 	st.streamed, st.lastStreamed = nil, nil
-	for i := range st.frames {
-		if ps := st.frames[i].pubs; ps != nil {
+	for i := range st.frames.len() {
+		f := st.frames.at(i)
+		if ps := f.pubs; ps != nil {
 			st.ops.takeBack(ps.behind)
 			st.ops.takeBack(ps.ahead)
 		}
-		st.frames[i] = frame[N, H, R]{}
+		*f = frame[N, H, R]{}
 	}
 }
 

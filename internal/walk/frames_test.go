@@ -1,0 +1,58 @@
+package walk
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFrameStackModel drives a frameStack and a plain slice with the same
+// random pushes and pops, across many chunks, and checks that every frame
+// is where the slice says, that pushed slots are zero and that frames do
+// not move while they are on the stack.
+func TestFrameStackModel(t *testing.T) {
+	var s frameStack[int]
+	var model []int
+	var ptrs []*int
+	rng := rand.New(rand.NewPCG(1, 2))
+	next := 1
+	check := func() {
+		if s.len() != len(model) {
+			t.Fatalf("len %d, model %d", s.len(), len(model))
+		}
+		for i, v := range model {
+			if p := s.at(i); p != ptrs[i] || *p != v {
+				t.Fatalf("frame %d: %p=%d, want %p=%d", i, p, *p, ptrs[i], v)
+			}
+		}
+		if len(model) > 0 && s.top() != ptrs[len(ptrs)-1] {
+			t.Fatal("top is not the last frame")
+		}
+	}
+	for round := range 40 {
+		// Grow well past the last doubling chunk, then shrink, at random.
+		target := rng.IntN(3 * maxChunk)
+		if round%4 == 3 {
+			target = 0
+		}
+		for len(model) != target {
+			if len(model) < target && rng.IntN(8) != 0 {
+				p := s.push()
+				if *p != 0 {
+					t.Fatalf("pushed slot %d holds %d", len(model), *p)
+				}
+				*p = next
+				model = append(model, next)
+				ptrs = append(ptrs, p)
+				next++
+			} else if len(model) > 0 {
+				s.pop()
+				model = model[:len(model)-1]
+				ptrs = ptrs[:len(ptrs)-1]
+			}
+		}
+		check()
+		if len(model) == 0 {
+			s.reset()
+		}
+	}
+}
