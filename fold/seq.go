@@ -1,6 +1,9 @@
 package fold
 
-import "github.com/forkjoin-go/forkjoin/tree"
+import (
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
 
 // Seq is a plain recursion for the first levels and an explicit stack
 // below them.
@@ -107,6 +110,7 @@ type stackFolder[N, H, R any] struct {
 	ks    *kidStack[N]
 	fs    frameStack[frame[H]]
 	spare *frame[H]
+	cycle walk.CycleCheck[N] // a node that is its own descendant
 }
 
 func newStackFolder[N, H, R any](init func(N) H, acc func(*H, R), fin func(*H) R, g tree.Treeish[N]) *stackFolder[N, H, R] {
@@ -119,6 +123,7 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 	ks, fs, spare := s.ks, &s.fs, s.spare
 	top := fs.push(frame[H]{h: init(root)})
 	g(root, ks.push)
+	depth := 0 // of top
 	for {
 		if top.next < len(ks.kids) {
 			c := ks.take(top.start, &top.next)
@@ -127,6 +132,9 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 			*at = frame[H]{h: init(c), start: start, next: start}
 			g(c, ks.push)
 			if len(ks.kids) > start {
+				if depth++; depth >= walk.CycleFrom {
+					s.cycle.Enter(c, depth)
+				}
 				top = fs.commit(at, spare)
 				continue
 			}
@@ -138,8 +146,10 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 		r := fin(&top.h)
 		ks.kids = ks.kids[:top.start] // the node's segment, all taken
 		if top = fs.pop(); top == nil {
+			s.cycle.Reset()
 			return r
 		}
+		depth--
 		acc(&top.h, r)
 	}
 }

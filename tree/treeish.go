@@ -1,6 +1,10 @@
 package tree
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+)
 
 // Treeish yields the children of node n, in order, to yield. It stops as
 // soon as yield returns false. Yielding no child makes n a leaf.
@@ -61,3 +65,19 @@ func mustFuncs(name string, nils ...bool) {
 		}
 	}
 }
+
+// ErrCycle is wrapped by the error with which the walks of this package,
+// and the folds of package fold, stop when the children function reaches
+// a node again below itself: the tree it describes is infinite. Walk,
+// Count, Find, fold.Seq and fold.Run panic with it (the parallel ones
+// inside a *forkjoin.PanicError, which errors.Is sees through); the
+// ...Ctx and ...Err variants return it.
+//
+// A node is taken for a repeat when its value is identical, bit for bit,
+// to an ancestor's (the same pointer, the same integer). Paths are checked
+// from depth 4096 on, with one comparison per node below it; a cycle of
+// length L entered at depth e is reported by depth 2·max(e, L, 4096). The
+// sequential pre-order walks (WalkSeq, All, CountSeq, FindSeq) do not
+// check: on a cycle they go on visiting, as over any infinite tree, until
+// visit stops them.
+var ErrCycle = walk.ErrCycle

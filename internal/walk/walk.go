@@ -125,6 +125,8 @@ type state[N, H, R any] struct {
 	// would find nothing; clearing it is always safe.
 	dry  bool // (beside ticks: in the padding, no field moves)
 	leaf H    // the heap of the leaf being finalised
+	// cycle finds a node that is its own descendant on the path of frames.
+	cycle CycleCheck[N]
 
 	// While a node's children are being listed (see enter and stream):
 	// entering is its position in its parent's children, listing the index
@@ -540,6 +542,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	st.kids = st.kids[:0]
 	st.frames.reset()
 	st.low, st.ticks, st.dry = 0, 0, false
+	st.cycle.Reset()
 	ss := stackOf[N, H, R](w)
 	ss.free = append(ss.free, st)
 }
@@ -564,6 +567,9 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 		r = st.ops.Finalize(&st.leaf)
 		st.leaf = zero
 		return r, true
+	}
+	if d := st.frames.len(); d >= CycleFrom {
+		st.cycle.Enter(n, d)
 	}
 	if len(st.kids)-base >= 2 {
 		st.dry = false // a child to deal after the first (see dry)
