@@ -21,6 +21,10 @@ import (
 // by memory (no recursion on the goroutine stack), and a node's heap is
 // released as soon as the node is finalised.
 //
+// A children function that reaches a node again below itself (a cycle)
+// stops the run with an error wrapping tree.ErrCycle, re-raised like a
+// callback's panic.
+//
 // A panic in a callback cancels the run and is re-raised here as a
 // *forkjoin.PanicError carrying the original value and stack. Run may be
 // called from several goroutines at once on one pool, and from inside a

@@ -91,8 +91,10 @@ type frame[H any] struct {
 // entered, before its first child is folded. Seq allocates nothing per
 // node itself.
 //
-// Seq panics with an error wrapping ErrNilFunc if a callback or g is nil. A
-// panic in a callback or in g propagates unchanged.
+// Seq panics with an error wrapping ErrNilFunc if a callback or g is nil,
+// and with one wrapping tree.ErrCycle if g reaches a node again below
+// itself (see tree.ErrCycle). A panic in a callback or in g propagates
+// unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	if err := check(f, g); err != nil {
 		panic(err)
