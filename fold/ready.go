@@ -1,12 +1,15 @@
 package fold
 
-import "iter"
+import (
+	"iter"
 
-// Number is the constraint of the values Sum adds.
+	"golang.org/x/exp/constraints"
+)
+
+// Number is the constraint of the values Sum adds: every type whose
+// underlying type is an integer or a floating-point type.
 type Number interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 |
-		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
-		~float32 | ~float64
+	constraints.Integer | constraints.Float
 }
 
 // Sum returns a fold whose result is the sum of value(n) over all nodes.
