@@ -14,6 +14,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/fold/foldtest"
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
@@ -22,39 +23,35 @@ import (
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
-// TestRunMatchesSeq: for random shapes, random folds (order-sensitive
-// ones included) and random parallelism, Run gives Seq's answer and the
-// checked fold sees the contract kept (child order, no concurrent call on
-// a heap, counts).
+// TestRunMatchesSeq: for random shapes, each test fold (order-sensitive
+// ones included) run by Run at random parallelism, with hand-offs forced,
+// gives Seq's answer and keeps the contract (child order, no concurrent
+// call on a heap, counts): foldtest.Check.
 func TestRunMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
-	poolOf := poolsFor(t)
-	rapid.Check(t, func(rt *rapid.T) {
-		p := poolOf(rapid.IntRange(1, 64).Draw(rt, "parallelism"))
-		checkRunMatchesSeq(rt, p, testtree.Children)
-	})
+	checkKinds(t, testtree.Children)
 }
 
-// checkRunMatchesSeq draws a tree and a fold, folds the tree with Run on p
-// through children (which must list testtree.Children's children), and
-// fails rt unless the result is Seq's and the checked fold saw the
-// contract kept.
-func checkRunMatchesSeq(rt *rapid.T, p *pool.Pool, children tree.Treeish[*testtree.Node]) {
-	g := testtree.AnyTree(400).Draw(rt, "tree")
-	spec := testtree.GenFold().Draw(rt, "fold")
-	want := fold.Seq(spec.Fold(), testtree.Children, g.Root)
-	c := testtree.NewChecker[int](false)
-	checked := testtree.Check(c, spec.Fold(), children, testtree.Key)
-	got := fold.Run(p, checked, children, g.Root)
-	if !got.Value.Equal(want) {
-		rt.Fatalf("Run = %v, Seq = %v", got.Value, want)
+// checkKinds runs foldtest.Check on each test fold over trees of
+// testtree nodes listed by children (which must list testtree.Children's
+// children).
+func checkKinds(t *testing.T, children tree.Treeish[*testtree.Node]) {
+	for _, kind := range testtree.Kinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			spec := testtree.FoldSpec{Kind: kind, Seed: 0x9e3779b97f4a7c15 * uint64(kind+1)}
+			foldtest.Check(t, spec.Fold(), children, testNodes(foldtest.Trees(400)), testtree.Res.Equal)
+		})
 	}
-	if err := c.Err(); err != nil {
-		rt.Fatal(err)
-	}
-	if err := c.Complete(); err != nil {
-		rt.Fatal(err)
-	}
+}
+
+// testNodes makes testtree nodes in the kit's shapes: IDs from the labels,
+// values from -100 to 100.
+func testNodes(shapes *rapid.Generator[*foldtest.Node]) *rapid.Generator[*testtree.Node] {
+	return rapid.Map(shapes, func(n *foldtest.Node) *testtree.Node {
+		return foldtest.Build(n, func(label int, kids []*testtree.Node) *testtree.Node {
+			return &testtree.Node{ID: label, Value: int64(label*37%201 - 100), Children: kids}
+		})
+	})
 }
 
 func TestRunPanicAndReuse(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"pgregory.net/rapid"
-
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
@@ -71,17 +69,13 @@ func TestRunStreamsChildren(t *testing.T) {
 // published while their parent is still listing them.
 func TestRunStreamingMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
-	poolOf := poolsFor(t)
 	slow := func(n *testtree.Node, yield func(*testtree.Node) bool) {
 		testtree.Children(n, func(c *testtree.Node) bool {
 			runtime.Gosched()
 			return yield(c)
 		})
 	}
-	rapid.Check(t, func(rt *rapid.T) {
-		p := poolOf(rapid.IntRange(2, 8).Draw(rt, "parallelism"))
-		checkRunMatchesSeq(rt, p, slow)
-	})
+	checkKinds(t, slow)
 }
 
 // TestRunRootWithOneChild: a request for work that the walk cannot answer

@@ -57,6 +57,10 @@
 // else is left, the owner helps with other work until the thief completes
 // it. Either way the results reach the heap in child order.
 //
+// Tests can force hand-offs: under a context made by WithSchedule, the
+// loop also deals when the Schedule says so, as if asked, and lets it wait
+// for a taker (fold/foldtest checks folds that way).
+//
 // # Failure
 //
 // A panic in a callback unwinds the walk; a deferred clean-up records it

@@ -19,6 +19,10 @@ type Ops[N, H, R any] struct {
 	Finalize   func(h *H) R
 	Children   func(n N, yield func(child N) bool)
 
+	// sched, if not nil, makes the walks deal work without a request
+	// (see WithSchedule); Run reads it from the run's context.
+	sched Schedule
+
 	// pending counts the pubs of this fold not yet over: published and
 	// neither taken back by their owner nor finished by a thief.
 	pending  atomic.Int64
@@ -30,6 +34,7 @@ type Ops[N, H, R any] struct {
 // participants of the pool, and returns the root's result. Whether it
 // returns or panics, no pub of the fold is still running when it does.
 func Run[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
+	ops.sched = scheduleOf(w.Context())
 	defer ops.drain(w)
 	return walk(w, ops, root)
 }
@@ -138,6 +143,8 @@ type state[N, H, R any] struct {
 	unshared     int
 	streamed     *pub[N, H, R]
 	lastStreamed *pub[N, H, R]
+
+	dealt *pub[N, H, R] // the pub offer pushed last, for forceDeal
 }
 
 // ctxEvery is how many nodes a walk visits between two looks at its run's
@@ -192,6 +199,8 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	for {
 		if w.WorkRequested() {
 			st.answer(w)
+		} else if s := st.ops.sched; s != nil && s.Deal() {
+			st.forceDeal(w)
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
 			if err := w.Context().Err(); err != nil {
@@ -538,7 +547,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	if st.frames.capacity() > maxKept || cap(st.kids) > maxKept {
 		return
 	}
-	st.ops, st.w = nil, nil
+	st.ops, st.w, st.dealt = nil, nil, nil
 	st.kids = st.kids[:0]
 	st.frames.reset()
 	st.low, st.ticks, st.dry = 0, 0, false
@@ -751,7 +760,8 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 		if k == n {
 			ps.held = nil
 			t.results = make([]R, n) // a range now
-			w.Push(&t.task)          // it counts in pending since share
+			st.noteDealt(t)
+			w.Push(&t.task) // it counts in pending since share
 			return true
 		}
 		if k == 1 {
@@ -775,6 +785,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 		}
 	}
 	st.ops.pending.Add(1)
+	st.noteDealt(p)
 	w.Push(&p.task)
 	return true
 }

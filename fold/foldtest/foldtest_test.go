@@ -1,0 +1,145 @@
+package foldtest_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/fold/foldtest"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+)
+
+func label(n *foldtest.Node) int { return n.Label }
+
+// brackets writes a tree as "(label child child …)": it depends on the
+// order of the children and on where each subtree starts and ends.
+var brackets = fold.New(
+	func(n *foldtest.Node) string { return "(" + fmt.Sprint(n.Label) },
+	func(h *string, c string) { *h += " " + c },
+	func(h *string) string { return *h + ")" },
+)
+
+func TestCheckPassesCorrectFolds(t *testing.T) {
+	leakcheck.Check(t)
+	t.Run("sum", func(t *testing.T) {
+		foldtest.Check(t, fold.Sum(label), foldtest.Children, foldtest.Trees(300), nil)
+	})
+	t.Run("preorder", func(t *testing.T) {
+		eq := func(a, b fold.List[*foldtest.Node]) bool { return slices.Equal(a.Slice(), b.Slice()) }
+		foldtest.Check(t, fold.PreOrder[*foldtest.Node](), foldtest.Children, foldtest.Trees(300), eq)
+	})
+	t.Run("brackets", func(t *testing.T) {
+		foldtest.Check(t, brackets, foldtest.Children, foldtest.Trees(300), nil)
+	})
+}
+
+// dir is a user's own node type, built from generated shapes.
+type dir struct {
+	size    int64
+	subdirs []*dir
+}
+
+func subdirs(d *dir, yield func(*dir) bool) {
+	for _, s := range d.subdirs {
+		if !yield(s) {
+			return
+		}
+	}
+}
+
+func TestCheckOwnNodeType(t *testing.T) {
+	leakcheck.Check(t)
+	gen := rapid.Map(foldtest.Trees(200), func(n *foldtest.Node) *dir {
+		return foldtest.Build(n, func(label int, kids []*dir) *dir {
+			return &dir{size: int64(label % 7), subdirs: kids}
+		})
+	})
+	foldtest.Check(t, fold.Sum(func(d *dir) int64 { return d.size }), subdirs, gen, nil)
+}
+
+func TestCheckDAGPassesCorrectFolds(t *testing.T) {
+	leakcheck.Check(t)
+	t.Run("sum", func(t *testing.T) {
+		foldtest.CheckDAG(t, fold.Sum(label), foldtest.Children, foldtest.Key, foldtest.DAGs(60), nil)
+	})
+	t.Run("brackets", func(t *testing.T) {
+		foldtest.CheckDAG(t, brackets, foldtest.Children, foldtest.Key, foldtest.DAGs(12), nil)
+	})
+}
+
+// wrongEnv names the wrong fold TestWrongFold runs, in a child process
+// started by TestCheckFailsWrongFolds.
+const wrongEnv = "FOLDTEST_WRONG_FOLD"
+
+// overlap is a fold that shares state between nodes, a bug only a
+// parallel run shows: it adds up, over all nodes, the number of Inits (of
+// any node) between the node's Init and its Finalize. In a sequential fold
+// that is the size of the node's subtree less one; when another
+// participant folds another subtree meanwhile, it is more.
+func overlap() fold.Fold[*foldtest.Node, [2]int64, int64] {
+	var inits atomic.Int64
+	return fold.New(
+		func(*foldtest.Node) [2]int64 {
+			runtime.Gosched()
+			return [2]int64{inits.Add(1), 0} // when, sum of the children
+		},
+		func(h *[2]int64, c int64) { h[1] += c },
+		func(h *[2]int64) int64 { return inits.Load() - h[0] + h[1] },
+	)
+}
+
+// TestWrongFold runs Check on a wrong fold when the parent test asks for
+// it, and is skipped otherwise: it must fail.
+func TestWrongFold(t *testing.T) {
+	switch os.Getenv(wrongEnv) {
+	case "":
+		t.Skip("run by TestCheckFailsWrongFolds")
+	case "overlap":
+		foldtest.Check(t, overlap(), foldtest.Children, foldtest.Trees(200), nil)
+	case "panic":
+		f := fold.Sum(func(n *foldtest.Node) int {
+			if n.Label == 5 {
+				panic("label 5")
+			}
+			return n.Label
+		})
+		foldtest.Check(t, f, foldtest.Children, foldtest.Trees(200), nil)
+	case "dag-overlap":
+		foldtest.CheckDAG(t, overlap(), foldtest.Children, foldtest.Key, foldtest.DAGs(60), nil)
+	}
+}
+
+// TestCheckFailsWrongFolds: Check and CheckDAG fail a fold whose result
+// depends on what runs concurrently, and a fold that panics, and report
+// rapid's smallest failing root.
+func TestCheckFailsWrongFolds(t *testing.T) {
+	for _, c := range []struct{ wrong, want string }{
+		{"overlap", "fold.Run returned"},
+		{"panic", "label 5"},
+		{"dag-overlap", "fold.RunDAG returned"},
+	} {
+		t.Run(c.wrong, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestWrongFold$", "-test.v", "-rapid.nofailfile")
+			cmd.Env = append(os.Environ(), wrongEnv+"="+c.wrong)
+			out, err := cmd.CombinedOutput()
+			text := string(out)
+			if err == nil {
+				t.Fatalf("Check passed a wrong fold:\n%s", text)
+			}
+			for _, want := range []string{"--- FAIL: TestWrongFold", "[rapid] draw root: foldtest tree of", c.want} {
+				if !strings.Contains(text, want) {
+					t.Fatalf("the failure does not show %q:\n%s", want, text)
+				}
+			}
+			t.Logf("the failure, as reported:\n%s", text)
+		})
+	}
+}
