@@ -80,9 +80,9 @@ func workloadsFor(mode string) []*Workload {
 			matrixWorkload("bal", 20, 30),
 			wideWorkload(tinyChain), deepWorkload(tinyChain),
 			sortWorkload(4*sortGrain), tinyWorkload(1), tinyWorkload(10),
-			tasksWorkload("many_small", "many_small_tasks 100×2k", TaskSet{Count: 100, Base: 2000, Seed: 1}, 20),
-			tasksWorkload("fewer_large", "fewer_large_tasks 8×20k", TaskSet{Count: 8, Base: 20000, Seed: 2}, 4),
-			tasksWorkload("uneven", "uneven_durations 50 (1 in 10 ×100)", TaskSet{Count: 50, Base: 200, Heavy: 20000, HeavyEvery: 10, Seed: 3}, 20),
+			tasksWorkload("many_small", "100 small independent tasks (2k iterations each)", TaskSet{Count: 100, Base: 2000, Seed: 1}, 20),
+			tasksWorkload("fewer_large", "8 large independent tasks (20k iterations each)", TaskSet{Count: 8, Base: 20000, Seed: 2}, 4),
+			tasksWorkload("uneven", "50 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 50, Base: 200, Heavy: 20000, HeavyEvery: 10, Seed: 3}, 20),
 			graphWorkload(20, 2000), spawnWorkload(4, 500))
 	case "quick":
 		add(treeSumWorkload(18), fibWorkload(30),
@@ -90,9 +90,9 @@ func workloadsFor(mode string) []*Workload {
 			matrixWorkload("parse-lt", 10, 200),
 			wideWorkload(1e4), deepWorkload(1e5),
 			sortWorkload(1e6), tinyWorkload(1), tinyWorkload(10),
-			tasksWorkload("many_small", "many_small_tasks 2000×2k", TaskSet{Count: 2000, Base: 2000, Seed: 1}, 200),
-			tasksWorkload("fewer_large", "fewer_large_tasks 64×200k", TaskSet{Count: 64, Base: 200000, Seed: 2}, 4),
-			tasksWorkload("uneven", "uneven_durations 500 (1 in 10 ×100)", TaskSet{Count: 500, Base: 2000, Heavy: 200000, HeavyEvery: 10, Seed: 3}, 50),
+			tasksWorkload("many_small", "2000 small independent tasks (2k iterations each)", TaskSet{Count: 2000, Base: 2000, Seed: 1}, 200),
+			tasksWorkload("fewer_large", "64 large independent tasks (200k iterations each)", TaskSet{Count: 64, Base: 200000, Seed: 2}, 4),
+			tasksWorkload("uneven", "500 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 500, Base: 2000, Heavy: 200000, HeavyEvery: 10, Seed: 3}, 50),
 			graphWorkload(200, 2000), spawnWorkload(10, 10000))
 	case "default":
 		add(treeSumWorkload(20), fibWorkload(32),
@@ -121,12 +121,13 @@ func workloadsFor(mode string) []*Workload {
 	return ws
 }
 
-// seedSuite is the seed runtime's task suite at its published sizes.
+// seedSuite is the task suite of a published task runtime, at its sizes:
+// independent tasks of equal and of uneven length, and a dependency graph.
 func seedSuite() []*Workload {
 	return []*Workload{
-		tasksWorkload("many_small", "many_small_tasks 2000×2k", TaskSet{Count: 2000, Base: 2000, Seed: 1}, 200),
-		tasksWorkload("fewer_large", "fewer_large_tasks 64×2M", TaskSet{Count: 64, Base: 2000000, Seed: 2}, 4),
-		tasksWorkload("uneven", "uneven_durations 500 (1 in 10 ×100)", TaskSet{Count: 500, Base: 20000, Heavy: 2000000, HeavyEvery: 10, Seed: 3}, 50),
+		tasksWorkload("many_small", "2000 small independent tasks (2k iterations each)", TaskSet{Count: 2000, Base: 2000, Seed: 1}, 200),
+		tasksWorkload("fewer_large", "64 large independent tasks (2M iterations each)", TaskSet{Count: 64, Base: 2000000, Seed: 2}, 4),
+		tasksWorkload("uneven", "500 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 500, Base: 20000, Heavy: 2000000, HeavyEvery: 10, Seed: 3}, 50),
 		graphWorkload(200, 2000),
 	}
 }

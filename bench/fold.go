@@ -37,6 +37,18 @@ var MatrixWork = []struct {
 	{"bal", Work{50000, 50000, 50000, 50000}},
 }
 
+// matrixLabel describes a fold of the matrix by its work per node (in
+// iterations of a multiply-add loop, about 1 ns each).
+func matrixLabel(name string) string {
+	w := matrixWork(name)
+	if w == (Work{}) {
+		return "cheap-node tree fold (no work per node)"
+	}
+	it := func(n int) string { return countName(n) }
+	return fmt.Sprintf("busy-node tree fold (%s work: init %s, accumulate %s, finalize %s, children %s iterations)",
+		name, it(w.Init), it(w.Acc), it(w.Fin), it(w.Children))
+}
+
 // matrixWork returns the named work of hylic's matrix.
 func matrixWork(name string) Work {
 	for _, m := range MatrixWork {

@@ -21,12 +21,14 @@ import (
 // with it when it exits, and a workload that crashes its process (a stack or
 // memory exhaustion in some peer) is reported instead of ending the run.
 //
-// The parent passes the settings, the time per LCG iteration, the progress
-// counters and the deadlocks seen so far; the child writes its results to a
-// JSON file and exits.
+// The parent passes the settings as flags, and the child's own options (the
+// workload, the result file, the time per LCG iteration, the progress
+// counters and the deadlocks seen so far) as JSON in the environment
+// variable childEnv, so that they are not among the flags -h shows; the
+// child writes its results to a JSON file and exits.
 
-// childEnv marks a child process for TestMain (the test binary is the
-// executable there); the program itself needs only the flags.
+// childEnv holds a child process's options; it also marks the process as a
+// child for TestMain (the test binary is the executable there).
 const childEnv = "FORKJOIN_BENCH_CHILD"
 
 type childCell struct {
@@ -60,13 +62,26 @@ type childResult struct {
 	Total      int               `json:"total"`
 }
 
-// childOptions are the child-only flags.
+// childOptions are a child's own options, passed in childEnv.
 type childOptions struct {
-	workload  string
-	out       string
-	nsIter    float64
-	deadlocks string
-	progress  string
+	Workload  string            `json:"workload"`
+	Out       string            `json:"out"`
+	NsIter    float64           `json:"ns_per_iter"`
+	Deadlocks map[string]string `json:"deadlocks"`
+	Progress  string            `json:"progress"` // done/total/start (Unix ns)
+}
+
+// childFromEnv reads the child's options from childEnv; ok is false in the
+// parent (childEnv unset).
+func childFromEnv() (opt childOptions, ok bool, err error) {
+	v := os.Getenv(childEnv)
+	if v == "" {
+		return opt, false, nil
+	}
+	if err := json.Unmarshal([]byte(v), &opt); err != nil {
+		return opt, true, fmt.Errorf("bad %s: %v", childEnv, err)
+	}
+	return opt, true, nil
 }
 
 // runIsolated runs one workload in a child process and reads its result.
@@ -93,14 +108,16 @@ func (h *harness) runIsolated(w *Workload, stderr io.Writer) *WorkloadResult {
 	if err != nil {
 		return fail("%v", err)
 	}
-	dl, _ := json.Marshal(h.deadlocked)
+	opt, err := json.Marshal(childOptions{
+		Workload: w.ID, Out: path, NsIter: h.m.NsPerIter, Deadlocks: h.deadlocked,
+		Progress: fmt.Sprintf("%d/%d/%d", h.prog.done, h.prog.total, h.prog.start.UnixNano()),
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
 	args := []string{
 		"-mode", cfg.Mode, "-rounds", strconv.Itoa(cfg.Rounds), "-p", strconv.Itoa(cfg.P),
 		"-timeout", cfg.Timeout.String(),
-		"-child-workload", w.ID, "-child-out", path,
-		"-child-nsiter", strconv.FormatFloat(h.m.NsPerIter, 'g', -1, 64),
-		"-child-deadlocks", string(dl),
-		"-child-progress", fmt.Sprintf("%d/%d/%d", h.prog.done, h.prog.total, h.prog.start.UnixNano()),
 	}
 	if def, _ := defaultConfig(cfg.Mode); cfg.RunLimit != def.RunLimit {
 		args = append(args, "-run-limit", cfg.RunLimit.String())
@@ -112,7 +129,7 @@ func (h *harness) runIsolated(w *Workload, stderr io.Writer) *WorkloadResult {
 		args = append(args, "-single")
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+string(opt))
 	cmd.Stdout = stderr // a child prints nothing there; anything it does is a diagnostic
 	cmd.Stderr = stderr
 	start := time.Now()
@@ -158,12 +175,12 @@ func (h *harness) runIsolated(w *Workload, stderr io.Writer) *WorkloadResult {
 func runChild(cfg *Config, opt childOptions, stderr io.Writer) int {
 	var w *Workload
 	for _, cand := range workloadsFor(cfg.Mode) {
-		if cand.ID == opt.workload {
+		if cand.ID == opt.Workload {
 			w = cand
 		}
 	}
 	if w == nil {
-		fmt.Fprintf(stderr, "bench: child: no workload %q in mode %s\n", opt.workload, cfg.Mode)
+		fmt.Fprintf(stderr, "bench: child: no workload %q in mode %s\n", opt.Workload, cfg.Mode)
 		return 2
 	}
 	if cfg.P > 0 {
@@ -173,12 +190,12 @@ func runChild(cfg *Config, opt childOptions, stderr io.Writer) int {
 	}
 	prog := newProgress(stderr)
 	var startNs int64
-	if n, _ := fmt.Sscanf(opt.progress, "%d/%d/%d", &prog.done, &prog.total, &startNs); n == 3 {
+	if n, _ := fmt.Sscanf(opt.Progress, "%d/%d/%d", &prog.done, &prog.total, &startNs); n == 3 {
 		prog.start = time.Unix(0, startNs) // the elapsed time shown is the whole run's
 	}
 	h := &harness{
 		cfg:        cfg,
-		m:          &Machine{NsPerIter: opt.nsIter, P: cfg.P},
+		m:          &Machine{NsPerIter: opt.NsIter, P: cfg.P},
 		strategies: selectStrategies(cfg),
 		prog:       prog,
 		deadlocked: map[string]string{},
@@ -187,11 +204,8 @@ func runChild(cfg *Config, opt childOptions, stderr io.Writer) int {
 			fmt.Fprintf(stderr, format+"\n", args...)
 		},
 	}
-	if opt.deadlocks != "" {
-		if err := json.Unmarshal([]byte(opt.deadlocks), &h.deadlocked); err != nil {
-			fmt.Fprintln(stderr, "bench: child: bad -child-deadlocks:", err)
-			return 2
-		}
+	for k, v := range opt.Deadlocks {
+		h.deadlocked[k] = v
 	}
 	wr := h.runWorkload(w)
 	prog.clear()
@@ -205,7 +219,7 @@ func runChild(cfg *Config, opt childOptions, stderr io.Writer) int {
 	}
 	b, err := json.Marshal(cr)
 	if err == nil {
-		err = os.WriteFile(opt.out, b, 0o644)
+		err = os.WriteFile(opt.Out, b, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bench: child:", err)

@@ -1,8 +1,9 @@
 // Command bench compares forkjoin with what a Go programmer would otherwise
 // write — plain recursion, a goroutine per fork, goroutines above a depth
-// cut-off, errgroup, conc, ants, pond, and the seed runtime's strategies — on
-// built-in workloads: tree-sum, fib, hylic's fold matrix, wide and deep
-// trees, sort, tiny runs, the seed runtime's task suite and zap's spawn test.
+// cut-off, errgroup, conc, ants, pond, and a pool with one global queue — on
+// built-in workloads: a tree sum and fib forking at every node, tree folds
+// with cheap and with busy nodes, wide and deep trees, sort, single small
+// runs, batches of independent tasks, a dependency graph and a spawn test.
 //
 //	go run ./bench            # about a minute on 2 cores
 //	go run ./bench -quick     # about 15 s
@@ -54,12 +55,6 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the workloads of the mode and the strategies, then exit")
 	modeFlag := fs.String("mode", "", "quick, default or full (the same as -quick / -full)")
 	inprocess := fs.Bool("inprocess", false, "run every workload in this process instead of a fresh one each (faster to start, but a goroutine-per-fork burst then slows the garbage collections of every later workload)")
-	var child childOptions
-	fs.StringVar(&child.workload, "child-workload", "", "internal: run this one workload as a child process")
-	fs.StringVar(&child.out, "child-out", "", "internal: the child's result file")
-	fs.Float64Var(&child.nsIter, "child-nsiter", 1, "internal: ns per LCG iteration, measured by the parent")
-	fs.StringVar(&child.deadlocks, "child-deadlocks", "", "internal: deadlocks seen so far (JSON)")
-	fs.StringVar(&child.progress, "child-progress", "", "internal: progress counters done/total/start")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -110,7 +105,10 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		printList(stdout, &cfg)
 		return 0
 	}
-	if child.workload != "" {
+	if child, ok, err := childFromEnv(); err != nil {
+		fmt.Fprintln(stderr, "bench: child:", err)
+		return 2
+	} else if ok {
 		return runChild(&cfg, child, stderr)
 	}
 	cfg.Isolate = !*inprocess

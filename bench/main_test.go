@@ -128,6 +128,7 @@ func TestRunTiny(t *testing.T) {
 		}
 	}
 	t.Logf("%d deadlocks reported", deadlocks)
+	checkTableRows(t, stdout.String())
 
 	// The JSON is well-formed and holds every sample.
 	b, err := os.ReadFile(cfg.JSONPath)
@@ -390,10 +391,42 @@ func TestIsolated(t *testing.T) {
 	if len(rep.AbandonedCells) != 0 {
 		t.Errorf("abandoned in this process: %v", rep.AbandonedCells)
 	}
-	if !strings.Contains(stdout.String(), "tree-sum") {
+	if !strings.Contains(stdout.String(), "tree sum, perfect binary tree") {
 		t.Errorf("no table:\n%s", stdout.String())
 	}
 	waitGoroutines(t, before, nil)
+}
+
+// checkTableRows checks that the table shows only strategies that apply:
+// no row of dashes for a strategy that does not do a workload's kind of
+// work, and one line, not a row each, for the strategies not run again
+// after a deadlock.
+func checkTableRows(t *testing.T, table string) {
+	t.Helper()
+	for _, line := range strings.Split(table, "\n") {
+		if strings.Count(line, "–") >= 2 {
+			t.Errorf("a row of dashes: %q", line)
+		}
+		if strings.Contains(line, "not run") && strings.Count(line, ",") < 1 {
+			t.Errorf("strategies not run again have a row each: %q", line)
+		}
+	}
+}
+
+// TestHelpHidesChildFlags: -h lists the user's flags only; a child
+// process's options travel in its environment.
+func TestHelpHidesChildFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := mainWith([]string{"-h"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	help := stderr.String()
+	if !strings.Contains(help, "-workloads") {
+		t.Fatalf("-h does not list -workloads:\n%s", help)
+	}
+	if strings.Contains(help, "child") {
+		t.Errorf("-h lists internal child flags:\n%s", help)
+	}
 }
 
 // TestSingle: with -single every strategy that ran has exactly its checked

@@ -19,6 +19,14 @@ import (
 
 const rowFormat = "  %-15s %10s %15s %9s %9s %10s  %s\n"
 
+// noteFormat is a row of strategies that have no time on a workload: a
+// deadlock, a run skipped as too slow, a wrong result.
+const noteFormat = "  %-15s %s\n"
+
+// notRunAgain starts the note of a strategy not run on a workload because
+// it deadlocked on one with the same nesting before.
+const notRunAgain = "deadlock: not run again"
+
 func printTableHeader(w io.Writer) {
 	fmt.Fprintf(w, rowFormat, "strategy", "median", "per unit", "×seq", "×best", "allocs/run", "note")
 	fmt.Fprintf(w, rowFormat, strings.Repeat("─", 15), strings.Repeat("─", 10), strings.Repeat("─", 15),
@@ -28,7 +36,7 @@ func printTableHeader(w io.Writer) {
 func printWorkload(w io.Writer, wr *WorkloadResult, rounds int) {
 	wl := wr.Workload
 	head := wl.Label
-	if wl.UnitName != "" && wr.Units > 0 {
+	if wl.UnitName != "" && wr.Units > 0 && !strings.Contains(head, fmtCount(wr.Units)+" ") {
 		head += fmt.Sprintf(" (%s %ss)", fmtCount(wr.Units), wl.UnitName)
 	}
 	if wl.Nesting != NestFlat {
@@ -40,14 +48,19 @@ func printWorkload(w io.Writer, wr *WorkloadResult, rounds int) {
 		fmt.Fprintf(w, "  %s\n\n", wr.Skipped)
 		return
 	}
+	var notRun []string // strategies not run again after a deadlock
+	notRunWhy := ""
 	for _, c := range wr.Cells {
 		name := c.Strategy.Name
-		if c.Status == statusAbsent {
-			fmt.Fprintf(w, rowFormat, name, "–", "–", "–", "–", "–", "")
+		switch {
+		case c.Status == statusAbsent:
+			continue // the strategy does not do this kind of work
+		case c.Status == statusDeadlock && strings.HasPrefix(c.Note, notRunAgain):
+			notRun = append(notRun, name)
+			notRunWhy = strings.TrimPrefix(c.Note, notRunAgain)
 			continue
-		}
-		if c.Status != statusOK {
-			fmt.Fprintf(w, rowFormat, name, "–", "–", "–", "–", "–", c.Note)
+		case c.Status != statusOK:
+			fmt.Fprintf(w, noteFormat, name, c.Note)
 			continue
 		}
 		per := "–"
@@ -56,10 +69,13 @@ func printWorkload(w io.Writer, wr *WorkloadResult, rounds int) {
 		}
 		note := c.Note
 		if c.Rounds > 0 && c.Rounds < rounds {
-			note = joinNote(note, fmt.Sprintf("%d of %d rounds (slow)", len(c.Samples), rounds))
+			note = joinNote(note, fmt.Sprintf("%d of %d rounds: runs too long for the time budget", len(c.Samples), rounds))
 		}
 		fmt.Fprintf(w, rowFormat, name, fmtDur(c.Median), per, fmtRatio(c.RatioSeq), fmtRatio(c.RatioBest),
 			fmtCount(c.Allocs), note)
+	}
+	if len(notRun) > 0 {
+		fmt.Fprintf(w, "  %s: not run%s\n", strings.Join(notRun, ", "), notRunWhy)
 	}
 	fmt.Fprintln(w)
 }

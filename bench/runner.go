@@ -324,7 +324,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	key := s.Name + "|" + w.Nesting
 	if where, ok := h.deadlocked[key]; ok && w.Nesting != NestFlat {
 		c.Status = statusDeadlock
-		c.Note = fmt.Sprintf("deadlock: not run again (deadlocked on %s forks in %s)", w.Nesting, where)
+		c.Note = fmt.Sprintf(notRunAgain+" (deadlocked on %s forks in %s)", w.Nesting, where)
 		c.Short = "deadlock (as in " + where + ")"
 		return
 	}

@@ -58,7 +58,7 @@ type Strategy struct {
 }
 
 // families orders the rows of the table and the bars of the chart.
-var families = []string{"baseline", "forkjoin", "goroutines", "errgroup", "conc", "ants", "pond", "seed"}
+var families = []string{"baseline", "forkjoin", "goroutines", "errgroup", "conc", "ants", "pond", "queue"}
 
 func familyRank(f string) int {
 	for i, g := range families {

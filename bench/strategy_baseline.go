@@ -10,7 +10,7 @@ func init() {
 	register(&Strategy{
 		Name:    "sequential",
 		Family:  "baseline",
-		Desc:    "plain recursion / a loop on the calling goroutine (the seed runtime's single-threaded strategy)",
+		Desc:    "plain recursion / a loop on the calling goroutine",
 		TreeSum: func(_ *Env, root *Node) int64 { return treeSumSeq(root) },
 		Fib:     func(_ *Env, n int) int64 { return fibSeq(n) },
 		Fold:    func(_ *Env, p *FoldProblem) uint64 { return foldSeq(p, 0) },

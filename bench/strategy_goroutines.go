@@ -10,7 +10,7 @@ func init() {
 		Name:             "go-wg",
 		GoroutinePerFork: true,
 		Family:           "goroutines",
-		Desc:             "a goroutine per fork joined with sync.WaitGroup (the seed runtime's thread-per-task strategy)",
+		Desc:             "a goroutine per fork joined with sync.WaitGroup",
 		TreeSum:          func(_ *Env, root *Node) int64 { return treeSumPar(goSpawner{}, root) },
 		Fib:              func(_ *Env, n int) int64 { return fibPar(goSpawner{}, n) },
 		Fold:             func(_ *Env, p *FoldProblem) uint64 { return foldPar(goSpawner{}, p, 0) },

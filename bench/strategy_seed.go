@@ -1,14 +1,15 @@
 package main
 
-// The seed runtime's third baseline: one mutex-guarded global queue and a
-// fixed set of workers (gqPool: P-1 workers plus the waiting caller, who runs
-// its own group's queued tasks while it waits). Its single-threaded and thread-per-task
-// strategies are "sequential" and "go-wg".
+// A pool with one global queue: one mutex-guarded FIFO queue and a fixed
+// set of workers (gqPool: P-1 workers plus the waiting caller, who runs its
+// own group's queued tasks while it waits). With "sequential" and "go-wg"
+// it makes the three baselines of the task runtime the task suite comes
+// from: single-threaded, a thread per task, a global queue.
 func init() {
 	register(&Strategy{
 		Name:   "gq-pool",
-		Family: "seed",
-		Desc:   "one Mutex+Cond guarded FIFO queue, P-1 fixed workers, a waiter runs its own queued children (the seed runtime's global-queue pool)",
+		Family: "queue",
+		Desc:   "one Mutex+Cond guarded FIFO queue, P-1 fixed workers, a waiter runs its own queued children",
 		Open: func(p int) (any, func()) {
 			pl := newGQPool(p - 1)
 			return pl, pl.close

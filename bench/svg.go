@@ -24,7 +24,7 @@ var familyColours = map[string]string{
 	"conc":       "#9467bd",
 	"ants":       "#8c564b",
 	"pond":       "#e377c2",
-	"seed":       "#17becf",
+	"queue":      "#17becf",
 }
 
 func colourOf(family string) string {

@@ -140,7 +140,7 @@ func treeSumWorkload(levels int) *Workload {
 		}
 	}
 	return &Workload{
-		ID: "tree-sum", Label: fmt.Sprintf("tree-sum 2^%d-1", levels),
+		ID: "tree-sum", Label: fmt.Sprintf("tree sum, perfect binary tree of 2^%d-1 nodes, a fork per node", levels),
 		Kind: KindTreeSum, UnitName: "node", Nesting: NestForkJoin,
 		build: mk(levels), probe: mk(min(levels, 12)),
 	}
@@ -154,7 +154,7 @@ func fibWorkload(n int) *Workload {
 		}
 	}
 	return &Workload{
-		ID: "fib", Label: fmt.Sprintf("fib %d", n),
+		ID: "fib", Label: fmt.Sprintf("naive fib(%d), a fork per call", n),
 		Kind: KindFib, UnitName: "call", Nesting: NestForkJoin,
 		build: mk(n), probe: mk(min(n, 16)),
 	}
@@ -201,26 +201,26 @@ func matrixWorkload(work string, bf, n int) *Workload {
 	p := FoldProblem{Shape: ShapeBalanced, N: n, BF: bf, Work: matrixWork(work)}
 	return foldWorkload(
 		fmt.Sprintf("matrix/%s/bf%d/n%s", work, bf, nid),
-		fmt.Sprintf("matrix %s bf=%d n=%s", work, bf, nlabel),
+		fmt.Sprintf("%s, branching %d, %s nodes", matrixLabel(work), bf, nlabel),
 		p, 200)
 }
 
 func wideWorkload(children int) *Workload {
 	_, l := sizeName(children)
-	return foldWorkload("wide", "wide 1×"+l,
+	return foldWorkload("wide", "wide tree, one node with "+l+" children",
 		FoldProblem{Shape: ShapeWide, N: children + 1}, 1001)
 }
 
 func deepWorkload(n int) *Workload {
 	_, l := sizeName(n)
-	w := foldWorkload("deep", "deep chain "+l,
+	w := foldWorkload("deep", "deep tree, a chain of "+l+" nodes",
 		FoldProblem{Shape: ShapeChain, N: n}, 1000)
 	w.WarmEach = true
 	return w
 }
 
 func tinyWorkload(n int) *Workload {
-	w := foldWorkload(fmt.Sprintf("tiny/%d", n), fmt.Sprintf("tiny run, %d-node tree", n),
+	w := foldWorkload(fmt.Sprintf("tiny/%d", n), fmt.Sprintf("one small run, %d-node tree", n),
 		FoldProblem{Shape: ShapeBalanced, N: n, BF: 2}, n)
 	w.UnitName = ""
 	return w
@@ -240,7 +240,7 @@ func sortWorkload(n int) *Workload {
 		nest = NestForkJoin
 	}
 	return &Workload{
-		ID: "sort", Label: "sort " + l + " int64",
+		ID: "sort", Label: "merge sort of " + l + " int64",
 		Kind: KindSort, UnitName: "elem", Nesting: nest,
 		build: mk(n), probe: mk(min(n, 8*sortGrain)),
 	}
@@ -268,7 +268,7 @@ func graphWorkload(fanOut, iters int) *Workload {
 		}
 	}
 	return &Workload{
-		ID: "tasks/dependency_graph", Label: fmt.Sprintf("dependency_graph 1→%d→1", fanOut),
+		ID: "tasks/dependency_graph", Label: fmt.Sprintf("dependency graph of tasks 1 → %d → 1", fanOut),
 		Kind: KindGraph, UnitName: "task", Nesting: NestFlat,
 		SeqIters: float64((fanOut + 2) * iters),
 		build:    mk(fanOut), probe: mk(min(fanOut, 20)),
@@ -283,7 +283,7 @@ func spawnWorkload(spawners, tasks int) *Workload {
 		}
 	}
 	return &Workload{
-		ID: "spawn", Label: fmt.Sprintf("spawn %d×%s empty", spawners, countName(tasks)),
+		ID: "spawn", Label: fmt.Sprintf("%d spawners × %s empty tasks", spawners, countName(tasks)),
 		Kind: KindSpawn, UnitName: "task", Nesting: NestSpawn,
 		build: mk(spawners, tasks), probe: mk(spawners, min(tasks, 1000)),
 	}
