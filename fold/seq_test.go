@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/tree"
 	"pgregory.net/rapid"
@@ -387,8 +388,9 @@ func TestNilFunctions(t *testing.T) {
 }
 
 // TestBigShapes runs the sizes the guide promises: a binary tree of
-// testtree.BigBinary nodes (10^7, or 10^6 under -race), a 10^6-deep chain
-// and a node with 10^6 children, with Seq and with SeqDAG.
+// testtree.BigBinary nodes (10^7, or 10^6 under -race; a long test), one of
+// 10^6 nodes, a 10^6-deep chain and a node with 10^6 children, with Seq and
+// with SeqDAG.
 func TestBigShapes(t *testing.T) {
 	const million = 1_000_000
 	id := func(i int) int { return i }
@@ -399,13 +401,18 @@ func TestBigShapes(t *testing.T) {
 		g      tree.Treeish[int]
 		n      int
 		height int
+		long   bool
 	}{
-		{"binary", testtree.Binary(testtree.BigBinary), testtree.BigBinary, bits.Len(uint(testtree.BigBinary))},
-		{"chain", testtree.Chain(million), million, million},
-		{"wide", testtree.Wide(million), million, 2},
+		{"binary-big", testtree.Binary(testtree.BigBinary), testtree.BigBinary, bits.Len(uint(testtree.BigBinary)), true},
+		{"binary", testtree.Binary(million), million, bits.Len(uint(million)), false},
+		{"chain", testtree.Chain(million), million, million, false},
+		{"wide", testtree.Wide(million), million, 2, false},
 	}
 	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
+			if s.long {
+				testcheck.Long(t)
+			}
 			start := time.Now()
 			r := fold.Seq(depthSum, s.g, 0)
 			if r.First != s.height || r.Second != testtree.SumTo(s.n) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -38,8 +39,9 @@ func (j *waitJob) run(w *Worker, _ *Task) {
 // once — plain, panicking, cancelled, failing, nested, Push/Wait with
 // private forks held across the Wait, For and Reduce — so that each
 // participant keeps helping with other runs' tasks while it waits for its
-// own. Every run checks its own outcome.
+// own. Every run checks its own outcome. A long test.
 func TestChaos(t *testing.T) {
+	testcheck.Long(t)
 	leakcheck.Check(t)
 	var c int64
 	root := buildTree(12, &c)
