@@ -22,6 +22,10 @@
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
 //   - For and Reduce split an index range on demand.
+//   - Group is errgroup on the core: tasks that return errors, the first
+//     failure wins and cancels the others' context, Wait returns it and
+//     helps run tasks meanwhile. Scope is its panicking form, for tasks
+//     without errors; Spawn runs a task of its own with a Handle.
 //   - Task, Worker.Push, Completion and Worker.Wait are the intrusive layer
 //     that the parallel folds build their own scheduling on.
 //
@@ -37,10 +41,19 @@
 //		return n.Value + left + right.Join(w)
 //	}
 //
-// Panics in any task are recovered where they happen, cancel the run, and
-// reach the caller as a *PanicError (re-panicked by Run, returned by
-// RunCtx) with the original value and stack. Cancellation through a
-// context stops new tasks from starting; running ones finish. Once a run
+// Errors and panics follow one rule, here and in packages fold and tree:
+// every function with an error result reports through it what fails at
+// run time (a callback's error, a cancellation, a cycle, and a panic in
+// work run on a pool as a *PanicError), every function without one
+// re-raises such a panic on the caller's goroutine as a *PanicError (a
+// sequential function's callback panics on the caller's goroutine
+// anyway), and a programming error (a nil function, pool or context, a
+// negative count) panics at the call, whichever the kind of function (see
+// docs/guarantees.md).
+//
+// Panics in any task are recovered where they happen and cancel the run;
+// the *PanicError keeps the original value and stack. Cancellation through
+// a context stops new tasks from starting; running ones finish. Once a run
 // has returned, the pool holds nothing of it: what it forked or pushed,
 // and its Scopes' tasks, become garbage as soon as the caller drops them
 // (a task spawned with a Handle lives until it has run).

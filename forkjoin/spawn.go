@@ -594,6 +594,9 @@ type Spawner struct {
 	done    Completion
 	failure atomic.Pointer[error]
 	failed  atomic.Bool
+	// cancel, if not nil (a Group's), cancels the context of the tasks
+	// with the first failure as its cause.
+	cancel context.CancelCauseFunc
 }
 
 // Scope runs fn, which spawns tasks with the Spawner it receives, and
@@ -615,7 +618,8 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 // ctx.Err() if ctx made a task stop short (skipped, or unwound by its
 // cancelled forks). Unlike RunCtx, it returns nil when every task ran to
 // its end, even if ctx was done by then: as errgroup's Wait, it reports
-// what went wrong, not the state of ctx.
+// what went wrong, not the state of ctx. For tasks that return errors and
+// a context cancelled at the first failure, use a Group.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	w.checkActive()
 	if ctx == nil {
@@ -679,6 +683,9 @@ func (sp *Spawner) release(n int64) {
 func (sp *Spawner) recordFailure(err error) {
 	sp.failure.CompareAndSwap(nil, &err)
 	sp.failed.Store(true)
+	if sp.cancel != nil {
+		sp.cancel(err)
+	}
 }
 
 // scopeTask is a task spawned in a Scope. Its Scope is st.scope, which

@@ -1,0 +1,192 @@
+package forkjoin_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// The first error wins: Wait returns it, the group's context is cancelled
+// with it as the cause, and the tasks that were blocked on that context
+// return (those not yet started are skipped).
+func TestGroupFirstErrorCancelsOthers(t *testing.T) {
+	leakcheck.Check(t)
+	errFirst := errors.New("first")
+	for _, n := range []int{1, 2, 3} {
+		pool.With(n, func(p *pool.Pool) {
+			var blockersRan, sawCause atomic.Int64
+			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+				g := forkjoin.NewGroup(context.Background(), w)
+				for range n - 1 { // at most n-1 participants blocked
+					g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+						blockersRan.Add(1)
+						<-ctx.Done()
+						if context.Cause(ctx) == errFirst {
+							sawCause.Add(1)
+						}
+						return fmt.Errorf("blocker: %w", ctx.Err())
+					})
+				}
+				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error { return errFirst })
+				return g.Wait()
+			})
+			if err != errFirst {
+				t.Errorf("n=%d: Wait returned %v, want %v", n, err, errFirst)
+			}
+			if blockersRan.Load() != sawCause.Load() {
+				t.Errorf("n=%d: %d blockers ran, %d saw the first error as the cause", n, blockersRan.Load(), sawCause.Load())
+			}
+		})
+	}
+}
+
+// A task that returns nil everywhere: Wait returns nil, and every task ran.
+func TestGroupAllSucceed(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		var ran atomic.Int64
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			g := forkjoin.NewGroup(context.Background(), w)
+			for range 1000 {
+				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+					ran.Add(1)
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				t.Errorf("Wait = %v", err)
+			}
+			if ran.Load() != 1000 {
+				t.Errorf("ran %d of 1000 tasks when Wait returned", ran.Load())
+			}
+		})
+	})
+}
+
+// A panic in a task, or in a fork of a task run by another participant,
+// reaches Wait as a *PanicError, and cancels the group's context.
+func TestGroupPanicAsError(t *testing.T) {
+	leakcheck.Check(t)
+	for _, inFork := range []bool{false, true} {
+		pool.With(2, func(p *pool.Pool) {
+			var cause atomic.Value
+			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+				g := forkjoin.NewGroup(context.Background(), w)
+				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+					if !inFork {
+						panic("group boom")
+					}
+					forkjoin.Join(w, func(*forkjoin.Worker) {}, func(*forkjoin.Worker) { panic("group boom") })
+					return nil
+				})
+				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+					<-ctx.Done()
+					cause.Store(context.Cause(ctx))
+					return nil
+				})
+				return g.Wait()
+			})
+			var pe *forkjoin.PanicError
+			if !errors.As(err, &pe) || pe.Value != "group boom" {
+				t.Fatalf("inFork=%v: Wait returned %v, want a *PanicError of \"group boom\"", inFork, err)
+			}
+			if c, _ := cause.Load().(error); c != nil && !errors.As(c, &pe) {
+				t.Errorf("inFork=%v: the context's cause is %v, want the panic", inFork, c)
+			}
+		})
+	}
+}
+
+// groupTree makes a group in every task, d levels deep, each with two
+// tasks, and Waits for it from inside the task: on any parallelism,
+// nesting does not deadlock, because Wait helps.
+func groupTree(ctx context.Context, w *forkjoin.Worker, d int, count *atomic.Int64, failAt int) error {
+	if count.Add(1) == int64(failAt) {
+		return fmt.Errorf("fail at %d", failAt)
+	}
+	if d == 0 {
+		return nil
+	}
+	g := forkjoin.NewGroup(ctx, w)
+	for range 2 {
+		g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+			return groupTree(ctx, w, d-1, count, failAt)
+		})
+	}
+	return g.Wait()
+}
+
+func TestGroupNested(t *testing.T) {
+	leakcheck.Check(t)
+	for _, n := range []int{1, 2, 4} {
+		pool.With(n, func(p *pool.Pool) {
+			var count atomic.Int64
+			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+				return groupTree(w.Context(), w, 10, &count, -1)
+			})
+			if err != nil || count.Load() != 1<<11-1 {
+				t.Errorf("n=%d: err %v, %d tasks, want nil and %d", n, err, count.Load(), 1<<11-1)
+			}
+			// A failure deep inside reaches the outermost Wait.
+			count.Store(0)
+			err = forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+				return groupTree(w.Context(), w, 10, &count, 500)
+			})
+			if err == nil || err.Error() != "fail at 500" {
+				t.Errorf("n=%d: err %v, want fail at 500", n, err)
+			}
+		})
+	}
+}
+
+// A parent context done before the tasks start: they are skipped, and Wait
+// reports the context's error. Misuse panics with a message.
+func TestGroupParentCancelledAndMisuse(t *testing.T) {
+	leakcheck.Check(t)
+	pool.With(2, func(p *pool.Pool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var ran atomic.Bool
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			g := forkjoin.NewGroup(ctx, w)
+			g.Go(w, func(context.Context, *forkjoin.Worker) error { ran.Store(true); return nil })
+			if err := g.Wait(); !errors.Is(err, context.Canceled) {
+				t.Errorf("Wait = %v, want context.Canceled", err)
+			}
+			wantPanic(t, "called twice", func() { g.Wait() })
+			wantPanic(t, "Spawn after its Scope returned", func() {
+				g.Go(w, func(context.Context, *forkjoin.Worker) error { return nil })
+			})
+			wantPanic(t, "nil context", func() { forkjoin.NewGroup(nil, w) }) //nolint:staticcheck
+			g2 := forkjoin.NewGroup(ctx, w)
+			wantPanic(t, "nil function", func() { g2.Go(w, nil) })
+			g2.Wait()
+			var zero forkjoin.Group
+			wantPanic(t, "not made by NewGroup", func() { zero.Wait() })
+		})
+		if ran.Load() {
+			t.Error("a task ran although its context was done before it started")
+		}
+	})
+}
+
+// wantPanic calls f and checks that it panics with a message containing
+// want.
+func wantPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	msg := func() (msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		f()
+		return "<no panic>"
+	}()
+	if !strings.Contains(msg, want) {
+		t.Errorf("panicked with %q, want a message containing %q", msg, want)
+	}
+}
