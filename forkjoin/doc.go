@@ -21,7 +21,9 @@
 //     Fork and Future.Join are then inlined into it (example below).
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
-//   - For and Reduce split an index range on demand.
+//   - For and Reduce split an index range on demand; ForEach and MapReduce
+//     do the same over a slice, ForSeq and ReduceSeq over an iter.Seq
+//     (read in buffers, each forked while the next fills).
 //   - Group is errgroup on the core: tasks that return errors, the first
 //     failure wins and cancels the others' context, Wait returns it and
 //     helps run tasks meanwhile. Scope is its panicking form, for tasks

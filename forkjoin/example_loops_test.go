@@ -1,0 +1,72 @@
+package forkjoin_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// ForEach updates a slice in place, element by element, in parallel.
+func ExampleForEach() {
+	prices := []float64{10, 20, 30, 40}
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			forkjoin.ForEach(w, prices, 0, func(w *forkjoin.Worker, i int, v *float64) {
+				*v *= 1.5
+			})
+		})
+	})
+	fmt.Println(prices)
+	// Output: [15 30 45 60]
+}
+
+// MapReduce keeps the slice's order: concatenation is associative but not
+// commutative.
+func ExampleMapReduce() {
+	words := strings.Fields("the quick brown fox jumps over the lazy dog")
+	var initials string
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			initials = forkjoin.MapReduce(w, words, 1,
+				func(w *forkjoin.Worker, s *string) string { return (*s)[:1] },
+				func(a, b string) string { return a + b })
+		})
+	})
+	fmt.Println(initials)
+	// Output: tqbfjotld
+}
+
+// ForSeq runs a body for every value of an iterator: here the keys of a
+// map, which cannot be indexed.
+func ExampleForSeq() {
+	sizes := map[string]int{"a.txt": 120, "b.txt": 30, "c.txt": 850}
+	var total atomic.Int64
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			forkjoin.ForSeq(w, maps.Keys(sizes), 0, func(w *forkjoin.Worker, name string) {
+				total.Add(int64(sizes[name]))
+			})
+		})
+	})
+	fmt.Println(total.Load())
+	// Output: 1000
+}
+
+// ReduceSeq combines in the order the iterator yields.
+func ExampleReduceSeq() {
+	var out string
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			out = forkjoin.ReduceSeq(w, slices.Values([]int{1, 2, 3, 4, 5}), 2,
+				func(w *forkjoin.Worker, v int) string { return fmt.Sprint(v) },
+				func(a, b string) string { return a + "," + b })
+		})
+	})
+	fmt.Println(out)
+	// Output: 1,2,3,4,5
+}
