@@ -17,7 +17,7 @@ import (
 type phash struct{ h, pow uint64 }
 
 func phCombine(a, b phash) phash { return phash{a.h*b.pow + b.h, a.pow * b.pow} }
-func phOf(v int) phash          { return phash{uint64(v) + 1, 1_000_003} }
+func phOf(v int) phash           { return phash{uint64(v) + 1, 1_000_003} }
 
 func phSeq(s []int) phash {
 	var acc phash
