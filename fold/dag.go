@@ -65,16 +65,12 @@ type dagEntry[R any] struct {
 // key until SeqDAG returns (any later parent may need them), with a map
 // entry per key; heaps are released once finalised, as in Seq.
 //
-// A nil callback, g or key is reported as an error wrapping ErrNilFunc. A
+// A nil callback, g or key panics with an error wrapping ErrNilFunc. A
 // panic in a callback, g or key propagates unchanged.
 func SeqDAG[N, H, R any, K comparable](f Fold[N, H, R], g tree.Treeish[N], root N, key func(N) K) (R, error) {
 	var zero R
-	if err := check(f, g); err != nil {
-		return zero, err
-	}
-	if key == nil {
-		return zero, nilFunc("key")
-	}
+	mustCheck("fold.SeqDAG", f, g)
+	mustNotNil("fold.SeqDAG", []string{"key"}, key == nil)
 	init, acc, fin := f.Init, f.Accumulate, f.Finalize
 	slots := make(map[K]int)          // key -> index in results
 	results := make([]dagEntry[R], 1) // by slot; the root's is 0

@@ -11,8 +11,10 @@ type FoldErr[N, H, R any] struct {
 	Finalize   func(h *H) (R, error)
 }
 
-// NewErr returns the FoldErr with the given callbacks.
+// NewErr returns the FoldErr with the given callbacks. A nil callback
+// panics with an error wrapping ErrNilFunc that names it.
 func NewErr[N, H, R any](init func(n N) (H, error), accumulate func(h *H, child R) error, finalize func(h *H) (R, error)) FoldErr[N, H, R] {
+	mustNotNil("fold.NewErr", []string{"init", "accumulate", "finalize"}, init == nil, accumulate == nil, finalize == nil)
 	return FoldErr[N, H, R]{Init: init, Accumulate: accumulate, Finalize: finalize}
 }
 
@@ -27,18 +29,10 @@ func Lift[N, H, R any](f Fold[N, H, R]) FoldErr[N, H, R] {
 	}
 }
 
-func checkErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N]) error {
-	switch {
-	case f.Init == nil:
-		return nilFunc("FoldErr.Init")
-	case f.Accumulate == nil:
-		return nilFunc("FoldErr.Accumulate")
-	case f.Finalize == nil:
-		return nilFunc("FoldErr.Finalize")
-	case g == nil:
-		return nilFunc("children (tree.Treeish)")
-	}
-	return nil
+// mustCheckErr panics, as who, if one of f's callbacks or g is nil.
+func mustCheckErr[N, H, R any](who string, f FoldErr[N, H, R], g tree.Treeish[N]) {
+	mustNotNil(who, []string{"FoldErr.Init", "FoldErr.Accumulate", "FoldErr.Finalize", "children (tree.Treeish)"},
+		f.Init == nil, f.Accumulate == nil, f.Finalize == nil, g == nil)
 }
 
 // SeqErr runs f over the tree below root on the calling goroutine, like
@@ -47,13 +41,11 @@ func checkErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N]) error {
 // with the zero R. The children of the node whose callback failed are not
 // folded, nor is any node after it in the walk.
 //
-// A nil callback or g is reported as an error wrapping ErrNilFunc. A panic
+// A nil callback or g panics with an error wrapping ErrNilFunc. A panic
 // in a callback or in g propagates unchanged.
 func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
 	var zero R
-	if err := checkErr(f, g); err != nil {
-		return zero, err
-	}
+	mustCheckErr("fold.SeqErr", f, g)
 	init, acc, fin := f.Init, f.Accumulate, f.Finalize
 	ks := newKidStack[N]()
 	fs := newFrameStack[frame[H]]()

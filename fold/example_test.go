@@ -302,11 +302,15 @@ func ExampleCycleError() {
 	// fold: cycle in graph: node a reaches itself: a → b → c → a
 }
 
+// A nil callback is a programming error: it panics where it is passed,
+// with an error that wraps ErrNilFunc and names the argument.
 func ExampleErrNilFunc() {
-	broken := fold.New[*dir, int, int](nil, nil, nil)
-	_, err := fold.SeqDAG(broken, files, root, name)
-	fmt.Println(errors.Is(err, fold.ErrNilFunc), err)
-	// Output: true fold: nil function: Fold.Init
+	defer func() {
+		err, _ := recover().(error)
+		fmt.Println(errors.Is(err, fold.ErrNilFunc), err)
+	}()
+	fold.New[*dir, int, int](nil, nil, nil)
+	// Output: true fold.New: fold: nil function: init
 }
 
 func ExampleRun() {

@@ -17,13 +17,16 @@ type Fold[N, H, R any] struct {
 	Finalize   func(h *H) R
 }
 
-// New returns the Fold with the given callbacks.
+// New returns the Fold with the given callbacks. A nil callback panics
+// with an error wrapping ErrNilFunc that names it.
 func New[N, H, R any](init func(n N) H, accumulate func(h *H, child R), finalize func(h *H) R) Fold[N, H, R] {
+	mustNotNil("fold.New", []string{"init", "accumulate", "finalize"}, init == nil, accumulate == nil, finalize == nil)
 	return Fold[N, H, R]{Init: init, Accumulate: accumulate, Finalize: finalize}
 }
 
-// ErrNilFunc is wrapped by the errors (and panics) that report a nil
-// callback or a nil children function given to this package.
+// ErrNilFunc is wrapped by the panics that report a nil callback or a nil
+// children function given to this package (the panic's value is an error
+// naming the argument).
 var ErrNilFunc = errors.New("fold: nil function")
 
 func nilFunc(what string) error { return fmt.Errorf("%w: %s", ErrNilFunc, what) }
@@ -41,6 +44,25 @@ func check[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) error {
 		return nilFunc("children (tree.Treeish)")
 	}
 	return nil
+}
+
+// mustCheck panics, as who, with check's error if there is one: every
+// executor's test of its arguments, whether or not it returns an error
+// (programming errors panic; see docs/guarantees.md).
+func mustCheck[N, H, R any](who string, f Fold[N, H, R], g tree.Treeish[N]) {
+	if err := check(f, g); err != nil {
+		panic(fmt.Errorf("%s: %w", who, err))
+	}
+}
+
+// mustNotNil panics, as who, with an error wrapping ErrNilFunc naming the
+// first of args that is nil (nils[i] says whether args[i] is).
+func mustNotNil(who string, args []string, nils ...bool) {
+	for i, isNil := range nils {
+		if isNil {
+			panic(fmt.Errorf("%s: %w", who, nilFunc(args[i])))
+		}
+	}
 }
 
 // mustFold panics with a clear error when one of f's callbacks is nil; the

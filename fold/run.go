@@ -30,9 +30,7 @@ import (
 // called from several goroutines at once on one pool, and from inside a
 // callback of another run.
 func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) R {
-	if err := check(f, g); err != nil {
-		panic(err)
-	}
+	mustCheck("fold.Run", f, g)
 	ops := opsOf(f, g)
 	var res R
 	forkjoin.Run(p, func(w *forkjoin.Worker) { res = walk.Run(w, ops, root) })
@@ -46,10 +44,8 @@ func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g t
 	if ctx == nil {
 		panic("fold: RunCtx with a nil context")
 	}
+	mustCheck("fold.RunCtx", f, g)
 	var res R
-	if err := check(f, g); err != nil {
-		return res, err
-	}
 	ops := opsOf(f, g)
 	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
 		res = walk.Run(w, ops, root)
@@ -64,15 +60,13 @@ func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g t
 
 // RunErr is the parallel SeqErr: the first error a callback returns stops
 // the fold (no new node starts; callbacks already running finish) and is
-// returned as it is. ctx may be nil (context.Background).
+// returned as it is.
 func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
 	var zero R
-	if err := checkErr(f, g); err != nil {
-		return zero, err
-	}
 	if ctx == nil {
-		ctx = context.Background()
+		panic("fold: RunErr with a nil context")
 	}
+	mustCheckErr("fold.RunErr", f, g)
 	// A failing callback panics with callbackError; the core records it as
 	// the run's failure (a *forkjoin.PanicError) and cancels the run.
 	lifted := Fold[N, H, R]{

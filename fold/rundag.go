@@ -77,8 +77,8 @@ type dagRun[N, H, R any, K comparable] struct {
 //
 // If the graph has a cycle, RunDAG returns a *CycleError[K] naming a node
 // on it, before any Init runs. A panic in a callback is returned as a
-// *forkjoin.PanicError; ctx (nil means context.Background) cancels the
-// fold as in RunCtx. Either way, no callback runs after RunDAG returns.
+// *forkjoin.PanicError; ctx cancels the fold as in RunCtx. Either way, no
+// callback runs after RunDAG returns.
 //
 // g is called once per distinct key, possibly from several goroutines at
 // once. Memory: an entry per distinct key and a pointer per edge, kept
@@ -86,15 +86,11 @@ type dagRun[N, H, R any, K comparable] struct {
 // before its Accumulate calls, once all its children are finished).
 func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N, key func(N) K) (R, error) {
 	var zero R
-	if err := check(f, g); err != nil {
-		return zero, err
-	}
-	if key == nil {
-		return zero, nilFunc("key")
-	}
 	if ctx == nil {
-		ctx = context.Background()
+		panic("fold: RunDAG with a nil context")
 	}
+	mustCheck("fold.RunDAG", f, g)
+	mustNotNil("fold.RunDAG", []string{"key"}, key == nil)
 	d := &dagRun[N, H, R, K]{f: f, g: g, key: key}
 	var res R
 	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {

@@ -96,9 +96,7 @@ type frame[H any] struct {
 // itself (see tree.ErrCycle). A panic in a callback or in g propagates
 // unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
-	if err := check(f, g); err != nil {
-		panic(err)
-	}
+	mustCheck("fold.Seq", f, g)
 	return newSeqFolder(f, g).fold(root)
 }
 

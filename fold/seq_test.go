@@ -360,25 +360,24 @@ func TestNilFunctions(t *testing.T) {
 		"Finalize":   {fold.Fold[int, int, int]{Init: ok.Init, Accumulate: ok.Accumulate}, leaf},
 		"children":   {ok, nil},
 	}
+	nilPanic := func(t *testing.T, what string, f func()) {
+		t.Helper()
+		defer func() {
+			t.Helper()
+			if err, _ := recover().(error); !errors.Is(err, fold.ErrNilFunc) {
+				t.Errorf("%s: recovered %v, want an error wrapping ErrNilFunc", what, err)
+			}
+		}()
+		f()
+	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := fold.SeqDAG(c.f, c.g, 0, func(i int) int { return i }); !errors.Is(err, fold.ErrNilFunc) {
-				t.Errorf("SeqDAG: %v", err)
-			}
-			if _, err := fold.SeqErr(fold.FoldErr[int, int, int]{}, c.g, 0); !errors.Is(err, fold.ErrNilFunc) {
-				t.Errorf("SeqErr: %v", err)
-			}
-			defer func() {
-				if err, _ := recover().(error); !errors.Is(err, fold.ErrNilFunc) {
-					t.Errorf("Seq: recovered %v", err)
-				}
-			}()
-			fold.Seq(c.f, c.g, 0)
+			nilPanic(t, "SeqDAG", func() { fold.SeqDAG(c.f, c.g, 0, func(i int) int { return i }) })
+			nilPanic(t, "SeqErr", func() { fold.SeqErr(fold.FoldErr[int, int, int]{}, c.g, 0) })
+			nilPanic(t, "Seq", func() { fold.Seq(c.f, c.g, 0) })
 		})
 	}
-	if _, err := fold.SeqDAG[int, int, int, int](ok, leaf, 0, nil); !errors.Is(err, fold.ErrNilFunc) {
-		t.Errorf("SeqDAG with nil key: %v", err)
-	}
+	nilPanic(t, "SeqDAG with nil key", func() { fold.SeqDAG[int, int, int, int](ok, leaf, 0, nil) })
 	defer func() {
 		if err, _ := recover().(error); !errors.Is(err, fold.ErrNilFunc) {
 			t.Errorf("Product: recovered %v", err)

@@ -88,7 +88,7 @@ func ExampleBatch() {
 			tasks[i].Init(func(*forkjoin.Worker, *forkjoin.Task) { total.Add(int64(round)) })
 			b.Push(&tasks[i])
 		}
-		forkjoin.SubmitBatch(p, &b, forkjoin.Normal)
+		forkjoin.SubmitBatch(p, &b)
 	}
 	p.Close() // waits for every submitted task
 	fmt.Println(total.Load())
@@ -105,7 +105,7 @@ func ExampleBatch_Len() {
 	}
 	fmt.Println("before:", b.Len())
 	pool.With(2, func(p *pool.Pool) {
-		forkjoin.SubmitBatch(p, &b, forkjoin.Background)
+		forkjoin.SubmitBatch(p, &b, forkjoin.WithPriority(forkjoin.Background))
 	})
 	fmt.Println("after:", b.Len())
 	// Output:
@@ -135,7 +135,7 @@ func ExampleBatch_Push() {
 		b.Push(&j.task)
 	}
 	p := pool.New(2)
-	forkjoin.SubmitBatch(p, &b, forkjoin.Normal)
+	forkjoin.SubmitBatch(p, &b)
 	p.Close() // waits for the batch's tasks
 	for i := range jobs {
 		fmt.Println(jobs[i].in, "->", jobs[i].out)
@@ -716,7 +716,7 @@ func ExampleTask_Panic() {
 	var t forkjoin.Task
 	t.Init(func(*forkjoin.Worker, *forkjoin.Task) { panic("disk full") })
 	p := pool.New(2)
-	forkjoin.Submit(p, &t, forkjoin.Normal)
+	forkjoin.Submit(p, &t)
 	p.Close() // waits for submitted tasks
 	if pe := t.Panic(); pe != nil {
 		fmt.Println("task panicked:", pe.Value)

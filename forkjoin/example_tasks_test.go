@@ -102,7 +102,7 @@ func ExampleSubmitBatch() {
 		b.Push(&j.task)
 	}
 	p := pool.New(2)
-	forkjoin.SubmitBatch(p, &b, forkjoin.Background)
+	forkjoin.SubmitBatch(p, &b, forkjoin.WithPriority(forkjoin.Background))
 	p.Close() // waits for submitted tasks
 	fmt.Println(done.Load())
 	// Output: 100
@@ -113,7 +113,7 @@ func ExampleSubmit() {
 	ran := make(chan string, 1)
 	t.Init(func(*forkjoin.Worker, *forkjoin.Task) { ran <- "ran" })
 	p := pool.New(2)
-	forkjoin.Submit(p, &t, forkjoin.High)
+	forkjoin.Submit(p, &t, forkjoin.WithPriority(forkjoin.High))
 	p.Close()
 	fmt.Println(<-ran, t.Panic())
 	// Output: ran <nil>

@@ -42,8 +42,11 @@ func init() { forFork = NewFork(forStep) }
 // the speed of body. For returns when every call has returned. n < 0 or
 // grain < 0 panics.
 func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
-	if n < 0 || grain < 0 {
-		panic("forkjoin: For with a negative n or grain")
+	if n < 0 {
+		panic("forkjoin: For with a negative n")
+	}
+	if grain < 0 {
+		panic("forkjoin: For with a negative grain")
 	}
 	if body == nil {
 		panic("forkjoin: For with a nil body")
@@ -129,11 +132,17 @@ func reduceForkFor[T any]() *Fork[reduceArg[T], T] {
 // for For. Reduce of an empty range (n == 0) returns the zero T without
 // calling leaf.
 func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, combine func(a, b T) T) T {
-	if n < 0 || grain < 0 {
-		panic("forkjoin: Reduce with a negative n or grain")
+	if n < 0 {
+		panic("forkjoin: Reduce with a negative n")
 	}
-	if leaf == nil || combine == nil {
-		panic("forkjoin: Reduce with a nil leaf or combine")
+	if grain < 0 {
+		panic("forkjoin: Reduce with a negative grain")
+	}
+	if leaf == nil {
+		panic("forkjoin: Reduce with a nil leaf")
+	}
+	if combine == nil {
+		panic("forkjoin: Reduce with a nil combine")
 	}
 	w.checkActive()
 	var zero T

@@ -740,6 +740,9 @@ func Join(w *Worker, a, b func(w *Worker)) {
 	if a == nil || b == nil {
 		panic("forkjoin: Join with a nil function")
 	}
+	if w == nil {
+		panic("forkjoin: Join with a nil *Worker")
+	}
 	joinFork.Join(w, a, b)
 }
 

@@ -390,6 +390,9 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	if ctx == nil {
 		panic("forkjoin: Graph.RunCtx with a nil context")
 	}
+	if p == nil {
+		panic("forkjoin: Graph.Run with a nil *pool.Pool")
+	}
 	if !g.running.CompareAndSwap(false, true) {
 		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")
 	}

@@ -39,8 +39,11 @@ func MapReduce[T, R any](w *Worker, s []T, grain int, mapf func(w *Worker, v *T)
 	if grain < 0 {
 		panic("forkjoin: MapReduce with a negative grain")
 	}
-	if mapf == nil || combine == nil {
-		panic("forkjoin: MapReduce with a nil mapf or combine")
+	if mapf == nil {
+		panic("forkjoin: MapReduce with a nil mapf")
+	}
+	if combine == nil {
+		panic("forkjoin: MapReduce with a nil combine")
 	}
 	w.checkActive()
 	var zero R
@@ -69,8 +72,11 @@ func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T
 	if buf < 0 {
 		panic("forkjoin: ForSeq with a negative buf")
 	}
-	if seq == nil || body == nil {
-		panic("forkjoin: ForSeq with a nil seq or body")
+	if seq == nil {
+		panic("forkjoin: ForSeq with a nil seq")
+	}
+	if body == nil {
+		panic("forkjoin: ForSeq with a nil body")
 	}
 	w.checkActive()
 	chunkBody := func(b []T) func(w *Worker, lo, hi int) {
@@ -110,8 +116,14 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 	if buf < 0 {
 		panic("forkjoin: ReduceSeq with a negative buf")
 	}
-	if seq == nil || mapf == nil || combine == nil {
-		panic("forkjoin: ReduceSeq with a nil seq, mapf or combine")
+	if seq == nil {
+		panic("forkjoin: ReduceSeq with a nil seq")
+	}
+	if mapf == nil {
+		panic("forkjoin: ReduceSeq with a nil mapf")
+	}
+	if combine == nil {
+		panic("forkjoin: ReduceSeq with a nil combine")
 	}
 	w.checkActive()
 	fork := reduceForkFor[R]()

@@ -179,7 +179,7 @@ func batchSum(p *pool.Pool, root *tnode) int64 {
 		add(n.right)
 	}
 	add(root)
-	SubmitBatch(p, &b, Normal)
+	SubmitBatch(p, &b)
 	wg.Wait()
 	return sum.Load()
 }

@@ -552,7 +552,7 @@ func TestBadInput(t *testing.T) {
 	inRun("Reduce with n < 0", "negative", func(w *Worker) {
 		Reduce(w, -1, 0, func(*Worker, int, int) int { return 0 }, func(a, b int) int { return a })
 	})
-	inRun("Reduce with a nil combine", "nil leaf or combine", func(w *Worker) {
+	inRun("Reduce with a nil combine", "nil combine", func(w *Worker) {
 		Reduce(w, 1, 0, func(*Worker, int, int) int { return 0 }, nil)
 	})
 	inRun("Push of a Task without Init", "without Init", func(w *Worker) { w.Push(new(Task)) })
@@ -561,8 +561,8 @@ func TestBadInput(t *testing.T) {
 	inRun("ScopeCtx with a nil context", "nil context", func(w *Worker) {
 		_ = ScopeCtx(nil, w, func(*Spawner) {})
 	})
-	mustPanic(t, "Submit of a nil Task", "nil *Task", func() { Submit(p, nil, Normal) })
-	mustPanic(t, "SubmitBatch of a nil Batch", "nil *Batch", func() { SubmitBatch(p, nil, Normal) })
+	mustPanic(t, "Submit of a nil Task", "nil *Task", func() { Submit(p, nil) })
+	mustPanic(t, "SubmitBatch of a nil Batch", "nil *Batch", func() { SubmitBatch(p, nil) })
 	mustPanic(t, "Batch.Push of a nil Task", "nil *Task", func() { new(Batch).Push(nil) })
 	mustPanic(t, "AddNode to a nil Graph", "nil *Graph", func() {
 		AddNode(nil, func(*Worker) (int, error) { return 0, nil }, nil)
@@ -873,7 +873,7 @@ func TestStatsTasksExactWhenIdle(t *testing.T) {
 				tasks[i].Init(func(*Worker, *Task) { ran.Add(1) })
 				b.Push(&tasks[i])
 			}
-			SubmitBatch(p, &b, Normal)
+			SubmitBatch(p, &b)
 			total += int64(n)
 		}
 		p.Close()

@@ -445,7 +445,7 @@ func WithPriority(p Priority) SpawnOption {
 // over with what it returned, even if ctx was done meanwhile.
 func WithContext(ctx context.Context) SpawnOption {
 	if ctx == nil {
-		panic("forkjoin: WithContext(nil)")
+		panic("forkjoin: WithContext with a nil context")
 	}
 	return func(c *spawnConfig) { c.ctx = ctx }
 }
@@ -940,16 +940,18 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	s.wakeForNew()
 }
 
-// Submit queues an intrusive Task on p from any goroutine, with the given
-// priority; some participant runs it once. Submitting allocates nothing.
+// Submit queues an intrusive Task on p from any goroutine; some
+// participant runs it once. Of the options, WithPriority applies (default
+// Normal); WithContext does not (a Task has no result to report a skip
+// in) and panics. Submitting without options allocates nothing.
 // Pool.Close waits for submitted tasks. A panic in the task's function is
 // kept (see Task.Panic) and counted; it does not affect other tasks.
-func Submit(p *pool.Pool, t *Task, prio Priority) {
+func Submit(p *pool.Pool, t *Task, opts ...SpawnOption) {
 	if t == nil {
 		panic("forkjoin: Submit of a nil *Task")
 	}
 	s := schedulerOf(p)
-	t.prepareSubmit(s, prio)
+	t.prepareSubmit(s, submitPriority("Submit", opts))
 	s.submit(nil, &t.st)
 }
 
@@ -984,14 +986,14 @@ func (b *Batch) Push(t *Task) {
 // Len is the number of tasks in the batch.
 func (b *Batch) Len() int { return b.n }
 
-// SubmitBatch submits every task of b with the given priority and empties
-// b.
-func SubmitBatch(p *pool.Pool, b *Batch, prio Priority) {
+// SubmitBatch submits every task of b and empties b. Its options are
+// Submit's.
+func SubmitBatch(p *pool.Pool, b *Batch, opts ...SpawnOption) {
 	if b == nil {
 		panic("forkjoin: SubmitBatch of a nil *Batch")
 	}
 	s := schedulerOf(p)
-	prio.check()
+	prio := submitPriority("SubmitBatch", opts)
 	if b.n == 0 {
 		return
 	}
@@ -1016,6 +1018,15 @@ func SubmitBatch(p *pool.Pool, b *Batch, prio Priority) {
 	if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 {
 		s.helpWanted.Store(true)
 	}
+}
+
+// submitPriority is the priority of Submit's or SubmitBatch's options.
+func submitPriority(who string, opts []SpawnOption) Priority {
+	c := spawnOptions(opts)
+	if c.ctx != nil {
+		panic("forkjoin: " + who + " with WithContext: a submitted Task has no context")
+	}
+	return c.prio
 }
 
 func (t *Task) prepareSubmit(s *scheduler, prio Priority) {

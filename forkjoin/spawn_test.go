@@ -552,10 +552,10 @@ func TestSubmitBatch(t *testing.T) {
 	if b.Len() != 1000 {
 		t.Fatalf("Len %d", b.Len())
 	}
-	forkjoin.SubmitBatch(p, &b, forkjoin.Background)
+	forkjoin.SubmitBatch(p, &b, forkjoin.WithPriority(forkjoin.Background))
 	var bad forkjoin.Task
 	bad.Init(func(*forkjoin.Worker, *forkjoin.Task) { panic("intrusive") })
-	forkjoin.Submit(p, &bad, forkjoin.High)
+	forkjoin.Submit(p, &bad, forkjoin.WithPriority(forkjoin.High))
 	p.Close()
 	if ran.Load() != 1000 {
 		t.Fatalf("ran %d of 1000", ran.Load())

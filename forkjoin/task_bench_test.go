@@ -156,7 +156,7 @@ func BenchmarkSubmitBatch(b *testing.B) {
 			for j := range tasks {
 				batch.Push(&tasks[j])
 			}
-			forkjoin.SubmitBatch(p, &batch, forkjoin.Normal)
+			forkjoin.SubmitBatch(p, &batch)
 			<-done
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/task")

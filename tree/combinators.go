@@ -9,7 +9,7 @@ import (
 // which keep(c) is true. A dropped child's subtree disappears with it. The
 // root itself is never tested: it is whatever the walk starts from.
 func Filter[N any](g Treeish[N], keep func(child N) bool) Treeish[N] {
-	mustFuncs("Filter", g == nil, keep == nil)
+	mustFuncs("Filter", []string{"g", "keep"}, g == nil, keep == nil)
 	return func(n N, yield func(N) bool) {
 		g(n, func(c N) bool {
 			if !keep(c) {
@@ -26,7 +26,7 @@ func Filter[N any](g Treeish[N], keep func(child N) bool) Treeish[N] {
 // from(to(n)) must stand for n as far as g is concerned; typically to wraps
 // or annotates a node and from unwraps it.
 func Map[N, M any](g Treeish[N], to func(N) M, from func(M) N) Treeish[M] {
-	mustFuncs("Map", g == nil, to == nil, from == nil)
+	mustFuncs("Map", []string{"g", "to", "from"}, g == nil, to == nil, from == nil)
 	return func(m M, yield func(M) bool) {
 		g(from(m), func(c N) bool { return yield(to(c)) })
 	}
@@ -39,7 +39,7 @@ func Map[N, M any](g Treeish[N], to func(N) M, from func(M) N) Treeish[M] {
 // Unlike Map, information flows down the tree: lift can record a depth, the
 // path from the root or an inherited environment in the child.
 func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, child N) M) Treeish[M] {
-	mustFuncs("Contramap", g == nil, project == nil, lift == nil)
+	mustFuncs("Contramap", []string{"g", "project", "lift"}, g == nil, project == nil, lift == nil)
 	return func(m M, yield func(M) bool) {
 		g(project(m), func(c N) bool { return yield(lift(m, c)) })
 	}
@@ -63,7 +63,7 @@ func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, ch
 // consults a): a key being listed makes the others that want it wait, so
 // two such listings on two goroutines wait for each other for ever.
 func Memoize[N any, K comparable](g Treeish[N], key func(N) K) Treeish[N] {
-	mustFuncs("Memoize", g == nil, key == nil)
+	mustFuncs("Memoize", []string{"g", "key"}, g == nil, key == nil)
 	var cache sync.Map // K -> *memoEntry[N]
 	return func(n N, yield func(N) bool) {
 		k := key(n)
@@ -124,7 +124,7 @@ type TraceHooks[N any] struct {
 // Trace returns a Treeish that behaves like g and calls hooks as it lists
 // children, for logging, counting and profiling walks.
 func Trace[N any](g Treeish[N], hooks TraceHooks[N]) Treeish[N] {
-	mustFuncs("Trace", g == nil)
+	mustFuncs("Trace", []string{"g"}, g == nil)
 	return func(n N, yield func(N) bool) {
 		if hooks.Node != nil {
 			hooks.Node(n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -312,25 +313,28 @@ func TestWalkAllocations(t *testing.T) {
 }
 
 // TestNilFunctions: a nil function given to a constructor or a sequential
-// walk is refused where it is passed, with a message naming the call,
-// rather than failing later as a nil dereference inside a walk.
+// walk is refused where it is passed, with a message naming the call and
+// the argument, rather than failing later as a nil dereference inside a walk.
 func TestNilFunctions(t *testing.T) {
 	g := tree.FromSlice(func(n int) []int { return nil })
 	id := func(n int) int { return n }
-	for name, f := range map[string]func(){
-		"FromSlice":        func() { tree.FromSlice[int](nil) },
-		"FromSeq":          func() { tree.FromSeq[int](nil) },
-		"Filter":           func() { tree.Filter(g, nil) },
-		"Filter of nil":    func() { tree.Filter(nil, func(int) bool { return true }) },
-		"Map":              func() { tree.Map(g, id, nil) },
-		"Contramap":        func() { tree.Contramap[int, int](g, id, nil) },
-		"Memoize":          func() { tree.Memoize[int, int](g, nil) },
-		"Trace":            func() { tree.Trace[int](nil, tree.TraceHooks[int]{}) },
-		"WalkSeq":          func() { tree.WalkSeq(g, 0, nil) },
-		"CountSeq":         func() { tree.CountSeq[int](nil, 0) },
-		"FindSeq":          func() { tree.FindSeq(g, 0, nil) },
-		"FindSeq of nil g": func() { tree.FindSeq(nil, 0, func(int) bool { return true }) },
+	for name, c := range map[string]struct {
+		f    func()
+		want string
+	}{
+		"FromSlice":        {func() { tree.FromSlice[int](nil) }, "nil children"},
+		"FromSeq":          {func() { tree.FromSeq[int](nil) }, "nil children"},
+		"Filter":           {func() { tree.Filter(g, nil) }, "nil keep"},
+		"Filter of nil":    {func() { tree.Filter(nil, func(int) bool { return true }) }, "nil children function g"},
+		"Map":              {func() { tree.Map(g, id, nil) }, "nil from"},
+		"Contramap":        {func() { tree.Contramap[int, int](g, id, nil) }, "nil lift"},
+		"Memoize":          {func() { tree.Memoize[int, int](g, nil) }, "nil key"},
+		"Trace":            {func() { tree.Trace[int](nil, tree.TraceHooks[int]{}) }, "nil children function g"},
+		"WalkSeq":          {func() { tree.WalkSeq(g, 0, nil) }, "nil visit"},
+		"CountSeq":         {func() { tree.CountSeq[int](nil, 0) }, "nil children function g"},
+		"FindSeq":          {func() { tree.FindSeq(g, 0, nil) }, "nil pred"},
+		"FindSeq of nil g": {func() { tree.FindSeq(nil, 0, func(int) bool { return true }) }, "nil children function g"},
 	} {
-		testcheck.MustPanicWith(t, name, f, "tree: ", "with a nil function")
+		testcheck.MustPanicWith(t, name, c.f, "tree: "+name[:len(strings.Fields(name)[0])], c.want)
 	}
 }

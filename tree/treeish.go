@@ -17,7 +17,7 @@ type Treeish[N any] func(n N, yield func(child N) bool)
 // FromSlice makes a Treeish from a function returning the children of a
 // node as a slice. The slice is read, never modified or kept.
 func FromSlice[N any](children func(n N) []N) Treeish[N] {
-	mustFuncs("FromSlice", children == nil)
+	mustFuncs("FromSlice", []string{"children"}, children == nil)
 	return func(n N, yield func(N) bool) {
 		for _, c := range children(n) {
 			if !yield(c) {
@@ -31,7 +31,7 @@ func FromSlice[N any](children func(n N) []N) Treeish[N] {
 // as an iterator. The iterator is run once per call, and stopped when the
 // caller wants no more children, so children can be produced lazily.
 func FromSeq[N any](children func(n N) iter.Seq[N]) Treeish[N] {
-	mustFuncs("FromSeq", children == nil)
+	mustFuncs("FromSeq", []string{"children"}, children == nil)
 	return func(n N, yield func(N) bool) {
 		if seq := children(n); seq != nil {
 			seq(yield)
@@ -54,14 +54,19 @@ func (g Treeish[N]) Children(n N) iter.Seq[N] {
 	return func(yield func(N) bool) { g(n, yield) }
 }
 
-// mustFuncs panics, naming the function called, if any of the function
-// arguments it was given is nil (nils[i] says whether the i-th is): a nil
-// function caught where it is passed, not where it is first called,
-// possibly on another goroutine deep inside a walk.
-func mustFuncs(name string, nils ...bool) {
-	for _, isNil := range nils {
+// mustFuncs panics, naming the function called and the argument, if any
+// of the function arguments it was given is nil (nils[i] says whether
+// args[i] is): a nil function caught where it is passed, not where it is
+// first called, possibly on another goroutine deep inside a walk. The
+// argument "g" is the children function.
+func mustFuncs(name string, args []string, nils ...bool) {
+	for i, isNil := range nils {
 		if isNil {
-			panic("tree: " + name + " with a nil function")
+			arg := args[i]
+			if arg == "g" {
+				arg = "children function g"
+			}
+			panic("tree: " + name + " with a nil " + arg)
 		}
 	}
 }

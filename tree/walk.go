@@ -21,9 +21,7 @@ import (
 // panic in visit or g cancels the walk and is re-raised as a
 // *forkjoin.PanicError.
 func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
-	if g == nil || visit == nil {
-		panic("tree: Walk with a nil children function or visit")
-	}
+	mustFuncs("Walk", []string{"g", "visit"}, g == nil, visit == nil)
 	ops := &walk.Ops[N, struct{}, struct{}]{
 		Init:       func(n N) struct{} { visit(n); return struct{}{} },
 		Accumulate: func(*struct{}, struct{}) {},
@@ -40,9 +38,7 @@ func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, vis
 	if ctx == nil {
 		panic("tree: WalkCtx with a nil context")
 	}
-	if g == nil || visit == nil {
-		return errors.New("tree: WalkCtx with a nil children function or visit")
-	}
+	mustFuncs("WalkCtx", []string{"g", "visit"}, g == nil, visit == nil)
 	ops := &walk.Ops[N, struct{}, struct{}]{
 		Init: func(n N) struct{} {
 			if err := visit(n); err != nil {
@@ -78,9 +74,7 @@ func unwrapStop(err error) error {
 // Count returns the number of nodes of the tree below root (root
 // included), counted in parallel on p.
 func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
-	if g == nil {
-		panic("tree: Count with a nil children function")
-	}
+	mustFuncs("Count", []string{"g"}, g == nil)
 	ops := &walk.Ops[N, int, int]{
 		Init:       func(N) int { return 1 },
 		Accumulate: func(h *int, c int) { *h += c },
@@ -97,9 +91,7 @@ func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
 // several matching nodes, which one is returned is not specified. It
 // returns false if no node matches.
 func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool) {
-	if g == nil || pred == nil {
-		panic("tree: Find with a nil children function or predicate")
-	}
+	mustFuncs("Find", []string{"g", "pred"}, g == nil, pred == nil)
 	var (
 		found  atomic.Bool
 		result N

@@ -50,7 +50,7 @@ func (s *preStack[N]) expand(g Treeish[N], n N) {
 // children of the nodes on the current path), never recursing, so any
 // depth works. The children of a node are listed when the node is visited.
 func WalkSeq[N any](g Treeish[N], root N, visit func(N) bool) bool {
-	mustFuncs("WalkSeq", g == nil, visit == nil)
+	mustFuncs("WalkSeq", []string{"g", "visit"}, g == nil, visit == nil)
 	s := newPreStack(root)
 	for len(s.nodes) > 0 {
 		n := s.pop()
@@ -66,6 +66,7 @@ func WalkSeq[N any](g Treeish[N], root N, visit func(N) bool) bool {
 // like WalkSeq each time it is ranged over. Breaking out of the loop stops
 // the walk.
 func All[N any](g Treeish[N], root N) iter.Seq[N] {
+	mustFuncs("All", []string{"g"}, g == nil)
 	return func(yield func(N) bool) {
 		WalkSeq(g, root, yield)
 	}
@@ -73,7 +74,7 @@ func All[N any](g Treeish[N], root N) iter.Seq[N] {
 
 // CountSeq returns the number of nodes in the tree, root included.
 func CountSeq[N any](g Treeish[N], root N) int {
-	mustFuncs("CountSeq", g == nil)
+	mustFuncs("CountSeq", []string{"g"}, g == nil)
 	s := newPreStack(root)
 	count := 0
 	for len(s.nodes) > 0 {
@@ -88,7 +89,7 @@ func CountSeq[N any](g Treeish[N], root N) int {
 // true; or the zero N and false when there is none. The walk stops at the
 // node found: no further node is tested or listed.
 func FindSeq[N any](g Treeish[N], root N, pred func(N) bool) (N, bool) {
-	mustFuncs("FindSeq", g == nil, pred == nil)
+	mustFuncs("FindSeq", []string{"g", "pred"}, g == nil, pred == nil)
 	var found N
 	ok := false
 	WalkSeq(g, root, func(n N) bool {
