@@ -45,13 +45,11 @@
 //
 // Errors and panics follow one rule, here and in packages fold and tree:
 // every function with an error result reports through it what fails at
-// run time (a callback's error, a cancellation, a cycle, and a panic in
-// work run on a pool as a *PanicError), every function without one
-// re-raises such a panic on the caller's goroutine as a *PanicError (a
-// sequential function's callback panics on the caller's goroutine
-// anyway), and a programming error (a nil function, pool or context, a
-// negative count) panics at the call, whichever the kind of function (see
-// docs/guarantees.md).
+// run time (a callback's error, a cancellation, a cycle, a panic in work
+// run on a pool as a *PanicError), every function without one panics
+// with the same on the caller's goroutine, and a programming error (a nil
+// function, pool or context, a negative count) panics at the call,
+// whichever the kind of function (see docs/guarantees.md).
 //
 // Panics in any task are recovered where they happen and cancel the run;
 // the *PanicError keeps the original value and stack. Cancellation through
