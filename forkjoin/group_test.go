@@ -7,11 +7,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
+
+// groupHang bounds how long a test waits for a cancellation that should
+// come at once, so that a missing one fails the test instead of hanging it.
+const groupHang = 20 * time.Second
 
 // The first error wins: Wait returns it, the group's context is cancelled
 // with it as the cause, and the tasks that were blocked on that context
@@ -27,7 +32,11 @@ func TestGroupFirstErrorCancelsOthers(t *testing.T) {
 				for range n - 1 { // at most n-1 participants blocked
 					g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
 						blockersRan.Add(1)
-						<-ctx.Done()
+						select {
+						case <-ctx.Done():
+						case <-time.After(groupHang):
+							t.Errorf("n=%d: a task still running was not cancelled", n)
+						}
 						if context.Cause(ctx) == errFirst {
 							sawCause.Add(1)
 						}
