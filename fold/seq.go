@@ -132,7 +132,7 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 			*at = frame[H]{h: init(c), start: start, next: start}
 			g(c, ks.push)
 			if len(ks.kids) > start {
-				if depth++; depth >= walk.CycleFrom {
+				if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
 					s.cycle.Enter(c, depth)
 				}
 				top = fs.commit(at, spare)

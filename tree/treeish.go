@@ -80,8 +80,9 @@ func mustFuncs(name string, args []string, nils ...bool) {
 //
 // A node is taken for a repeat when its value is identical, bit for bit,
 // to an ancestor's (the same pointer, the same integer). Paths are checked
-// from depth 4096 on, with one comparison per node below it; a cycle of
-// length L entered at depth e is reported by depth 2·max(e, L, 4096). The
+// from depth 4096 on, with one comparison per eight nodes below it; a
+// cycle of length L entered at depth e is reported by depth
+// 2·max(e, 8L, 4096). The
 // sequential pre-order walks (WalkSeq, All, CountSeq, FindSeq) do not
 // check: on a cycle they go on visiting, as over any infinite tree, until
 // visit stops them.

@@ -14,18 +14,25 @@ import (
 var ErrCycle = errors.New("tree: the children function reaches a node again below itself (a cycle)")
 
 // CycleFrom is the depth from which the executors look for a node that
-// repeats on the current path. Above it nothing is checked (a cycle costs
-// at most this many frames more before it is found).
-const CycleFrom = 1 << 12
+// repeats on the current path, and CycleStride the step between two
+// depths they look at: a node is given to CycleCheck.Enter when its depth
+// d ≥ CycleFrom is a multiple of CycleStride. Above CycleFrom nothing is
+// checked (a cycle costs at most this many frames more before it is
+// found); below it, one node in CycleStride is compared.
+const (
+	CycleFrom   = 1 << 12
+	CycleStride = 8
+)
 
 // CycleCheck finds a node that repeats on the path of a depth-first walk,
 // Brent-style: the node entered at each power-of-two depth d ≥ CycleFrom
-// is marked, and every node entered below it, down to depth 2d, is
-// compared with the mark. A node is its own descendant exactly when the
-// walk's path runs round a cycle for ever; once the path is on the cycle
-// at a marked depth d and the cycle is at most d long, the mark repeats
-// before depth 2d. So a cycle of length L entered at depth e is found by
-// depth 2·max(e, L, CycleFrom), at the cost of one comparison per node
+// is marked, and the nodes entered below it, down to depth 2d, at every
+// CycleStride-th depth, are compared with the mark. A node is its own
+// descendant exactly when the walk's path runs round a cycle for ever;
+// once the path is on the cycle at a marked depth d and CycleStride times
+// the cycle's length is at most d, the mark repeats at a compared depth
+// before 2d. So a cycle of length L entered at depth e is found by depth
+// 2·max(e, 8L, CycleFrom), at the cost of one comparison per eight nodes
 // below CycleFrom.
 //
 // Two nodes are the same when their values are identical bit for bit
@@ -46,7 +53,8 @@ type CycleCheck[N any] struct {
 // Enter notes that node n is entered at depth d (the root is at 0) on a
 // path where every node between the mark and n is an ancestor of n; it
 // panics with an error wrapping ErrCycle when n is the same as the mark.
-// The caller calls it only for d ≥ CycleFrom.
+// The caller calls it only for d ≥ CycleFrom, d a multiple of
+// CycleStride.
 func (c *CycleCheck[N]) Enter(n N, d int) {
 	if d&(d-1) == 0 {
 		c.mark, c.depth = n, d

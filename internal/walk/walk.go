@@ -577,7 +577,7 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 		st.leaf = zero
 		return r, true
 	}
-	if d := st.frames.len(); d >= CycleFrom {
+	if d := st.frames.len(); d >= CycleFrom && d%CycleStride == 0 {
 		st.cycle.Enter(n, d)
 	}
 	if len(st.kids)-base >= 2 {
