@@ -31,10 +31,30 @@ import (
 // callback of another run.
 func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Run", f, g)
-	ops := opsOf(f, g)
 	var res R
-	forkjoin.Run(p, func(w *forkjoin.Worker) { res = walk.Run(w, ops, root) })
+	forkjoin.Run(p, func(w *forkjoin.Worker) { res = runOn(w, f, g, root) })
 	return res
+}
+
+// runOn folds the tree below root on w's run. A pool of parallelism 1 has
+// no other participant to hand children to, so its runs take the
+// sequential executor, which recurses near the root and keeps no buffer of
+// children (Seq's), looking at the run's cancellation every 256 nodes as
+// the walk does; other pools walk (internal/walk).
+func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], root N) R {
+	if w.Parallelism() > 1 {
+		return walk.Run(w, opsOf(f, g), root)
+	}
+	s := newSeqFolder(f, g)
+	s.poll = func() {
+		if w.Cancelled() {
+			w.Abort(nil)
+		}
+		if err := w.Context().Err(); err != nil {
+			w.Abort(err)
+		}
+	}
+	return s.fold(root)
 }
 
 // RunCtx is Run with a context: once ctx is done, no new node is started,
@@ -46,9 +66,8 @@ func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g t
 	}
 	mustCheck("fold.RunCtx", f, g)
 	var res R
-	ops := opsOf(f, g)
 	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
-		res = walk.Run(w, ops, root)
+		res = runOn(w, f, g, root)
 		return nil
 	})
 	if err != nil {

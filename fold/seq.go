@@ -36,7 +36,15 @@ type seqFolder[N, H, R any] struct {
 	d     int          // depth of the next node to open; hs[d-1] is the parent's
 	yield func(N) bool // folds a child of the node at depth d-1
 	deep  *stackFolder[N, H, R]
+	// poll, if not nil, is called every pollEvery nodes (Run's sequential
+	// path looks at its run's cancellation there).
+	poll  func()
+	ticks uint32
 }
+
+// pollEvery is how many nodes a sequential fold with a poll function
+// folds between two calls of it.
+const pollEvery = 256
 
 func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
 	s := &seqFolder[N, H, R]{init: f.Init, acc: f.Accumulate, fin: f.Finalize, g: g,
@@ -51,11 +59,17 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 
 // fold folds the subtree of n, at depth s.d.
 func (s *seqFolder[N, H, R]) fold(n N) R {
+	if s.poll != nil {
+		if s.ticks++; s.ticks%pollEvery == 0 {
+			s.poll()
+		}
+	}
 	d := s.d
 	if d == len(s.hs) {
 		if d == recDepth {
 			if s.deep == nil {
 				s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
+				s.deep.poll, s.deep.ticks = s.poll, &s.ticks
 			}
 			return s.deep.fold(n)
 		}
@@ -111,6 +125,8 @@ type stackFolder[N, H, R any] struct {
 	fs    frameStack[frame[H]]
 	spare *frame[H]
 	cycle walk.CycleCheck[N] // a node that is its own descendant
+	poll  func()             // as seqFolder's, counting in *ticks
+	ticks *uint32
 }
 
 func newStackFolder[N, H, R any](init func(N) H, acc func(*H, R), fin func(*H) R, g tree.Treeish[N]) *stackFolder[N, H, R] {
@@ -126,6 +142,11 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 	depth := 0 // of top
 	for {
 		if top.next < len(ks.kids) {
+			if s.poll != nil {
+				if *s.ticks++; *s.ticks%pollEvery == 0 {
+					s.poll()
+				}
+			}
 			c := ks.take(top.start, &top.next)
 			at := fs.slot(spare)
 			start := len(ks.kids)
