@@ -45,7 +45,7 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 	if w.Parallelism() > 1 {
 		return walk.Run(w, opsOf(f, g), root)
 	}
-	s := newSeqFolder(f, g)
+	s := takeSeqFolder(w, f, g)
 	s.poll = func() {
 		if w.Cancelled() {
 			w.Abort(nil)
@@ -54,7 +54,12 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 			w.Abort(err)
 		}
 	}
-	return s.fold(root)
+	if s.deep != nil {
+		s.deep.poll = s.poll
+	}
+	r := s.fold(root) // if it panics, s is dropped
+	putSeqFolder(w, s)
+	return r
 }
 
 // RunCtx is Run with a context: once ctx is done, no new node is started,
