@@ -1,7 +1,8 @@
 // Command tasks shows forkjoin's task runtime on the same pool as its
 // fork-join core: spawned tasks with typed handles, priorities, a task
-// cancelled through its context, a structured Scope, and a dependency
-// Graph whose nodes start as soon as their last dependency finishes.
+// cancelled through its context, a structured Scope, a Group whose first
+// failure cancels the rest, and a dependency Graph whose nodes start as
+// soon as their last dependency finishes.
 //
 //	go run ./examples/tasks
 //	go run ./examples/tasks -p 4 -jobs 200
@@ -41,6 +42,7 @@ type Report struct {
 	Spawned, Cancelled, Panicked int
 	Checksum                     uint64
 	ScopeTasks                   int64
+	GroupErr                     string
 	Link                         uint64
 	GraphOrderOK                 bool
 }
@@ -104,6 +106,28 @@ func Run(p, jobs int) (Report, error) {
 		})
 		rep.ScopeTasks = n.Load()
 
+		// A group of checks that return errors: the first failure wins,
+		// and the context it cancels stops the checks still running.
+		err := forkjoin.RunCtx(context.Background(), pl, func(w *forkjoin.Worker) error {
+			g := forkjoin.NewGroup(w.Context(), w)
+			for i := range jobs {
+				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+					if i == 4 {
+						return fmt.Errorf("check %d failed", i)
+					}
+					for range 20 {
+						if err := ctx.Err(); err != nil {
+							return err
+						}
+						work(uint64(i), 500)
+					}
+					return nil
+				})
+			}
+			return g.Wait()
+		})
+		rep.GroupErr = fmt.Sprint(err)
+
 		// 3. A graph: compile steps, then a link step that depends on all.
 		g := forkjoin.NewGraph()
 		var finished atomic.Int64
@@ -141,6 +165,7 @@ func Print(out io.Writer, rep Report) {
 		fmt.Sprintf("spawned tasks: %d ok, %d cancelled before start, %d panicked (reported, pool unharmed)", rep.Spawned, rep.Cancelled, rep.Panicked),
 		fmt.Sprintf("checksum of results: %016x", rep.Checksum),
 		fmt.Sprintf("scope: %d tasks, all finished when Scope returned", rep.ScopeTasks),
+		fmt.Sprintf("group: Wait returned the first failure: %s", rep.GroupErr),
 		fmt.Sprintf("graph: link ran after all compile steps: %v; link = %016x", rep.GraphOrderOK, rep.Link),
 	}
 	for _, l := range lines {

@@ -19,6 +19,9 @@ func TestRun(t *testing.T) {
 		if rep.ScopeTasks != 2*60-1 {
 			t.Fatalf("p=%d: scope ran %d tasks, want %d", p, rep.ScopeTasks, 2*60-1)
 		}
+		if rep.GroupErr != "check 4 failed" {
+			t.Fatalf("p=%d: the group returned %q, want its one failure", p, rep.GroupErr)
+		}
 		if !rep.GraphOrderOK {
 			t.Fatalf("p=%d: link ran before its inputs", p)
 		}
