@@ -5,9 +5,10 @@ import "iter"
 // Loops over data: a slice is an index range (For, Reduce); an iter.Seq,
 // which cannot be split, is read on the calling goroutine into buffers of
 // seqBuffer elements, and each full buffer is forked as a For or Reduce of
-// its own while the next one fills, so that another participant may take
-// it (and split it further on demand, as For does). Two buffers at most
-// are alive at once: one being filled, one forked.
+// its own while the next ones fill, so that other participants may take
+// it (and split it further on demand, as For does). Up to seqInFlight
+// buffers are forked at once; then they are joined, the last first (so the
+// caller runs what nobody took), and reading goes on.
 
 // ForEach calls body(w, i, &s[i]) for every index of s, possibly in
 // parallel, splitting s on demand as For does (grain as for For). It
@@ -66,8 +67,8 @@ const seqBuffer = 1024
 // ForSeq calls body(w, v) for every value seq yields, possibly in
 // parallel and in any order: seq runs on the calling goroutine and its
 // values are buffered, buf at a time (0 means 1024); each full buffer is
-// forked while the next one fills, and split on demand as For splits a
-// range. It returns when every call has returned. A nil seq panics.
+// forked while the next ones fill (up to 8 forked at once), and split on
+// demand as For splits a range. It returns when every call has returned. A nil seq panics.
 func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T)) {
 	if buf < 0 {
 		panic("forkjoin: ForSeq with a negative buf")
@@ -86,25 +87,20 @@ func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T
 			}
 		}
 	}
-	var pending Future[forArg, struct{}]
-	forked := false
-	eachBuffer(seq, buf, func(b []T, last bool) {
-		// Only the last Future is outstanding: it is joined before the
-		// next is forked (its buffer then becomes the one to fill).
-		if !last {
-			if forked {
-				pending.Join(w)
+	pipeline(seq, buf,
+		func(b []T) Future[forArg, struct{}] {
+			return forFork.Fork(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
+		},
+		func(fs []Future[forArg, struct{}]) {
+			for i := len(fs) - 1; i >= 0; i-- {
+				fs[i].Join(w)
 			}
-			pending, forked = forFork.Fork(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)}), true
-			return
-		}
-		if len(b) > 0 {
-			forStep(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)}) // before the Join: forks nest
-		}
-		if forked {
-			pending.Join(w)
-		}
-	})
+		},
+		func(b []T) {
+			if len(b) > 0 {
+				forStep(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
+			}
+		})
 }
 
 // ReduceSeq maps every value seq yields with mapf and combines the results
@@ -146,52 +142,67 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 			acc, have = r, true
 		}
 	}
-	var pending Future[reduceArg[R], R]
-	forked := false
-	eachBuffer(seq, buf, func(b []T, last bool) {
-		if !last {
-			if forked {
-				add(pending.Join(w))
+	var rs [seqInFlight]R
+	var zero R
+	var rLast R
+	lastHave := false
+	pipeline(seq, buf,
+		func(b []T) Future[reduceArg[R], R] { return fork.Fork(w, arg(b)) },
+		func(fs []Future[reduceArg[R], R]) {
+			for i := len(fs) - 1; i >= 0; i-- {
+				rs[i] = fs[i].Join(w)
 			}
-			pending, forked = fork.Fork(w, arg(b)), true
-			return
-		}
-		var r R
-		if len(b) > 0 {
-			r = reduceStep(w, arg(b)) // before the Join: forks nest
-		}
-		if forked {
-			add(pending.Join(w))
-		}
-		if len(b) > 0 {
-			add(r)
-		}
-	})
+			for i := range fs {
+				add(rs[i])
+				rs[i] = zero
+			}
+		},
+		func(b []T) {
+			if len(b) > 0 {
+				rLast, lastHave = reduceStep(w, arg(b)), true
+			}
+		})
+	if lastHave { // after the buffers forked before it
+		add(rLast)
+	}
 	return acc
 }
 
-// eachBuffer reads seq into two alternating buffers of size buf (0:
-// seqBuffer) and calls chunk with each full one (last false), then once
-// with the rest, possibly empty (last true). A buffer passed with last
-// false is filled again only after the next call of chunk has returned.
-func eachBuffer[T any](seq iter.Seq[T], buf int, chunk func(b []T, last bool)) {
+// seqInFlight is how many buffers of an iter.Seq are forked at once.
+const seqInFlight = 8
+
+// pipeline reads seq into buffers of size buf (0: seqBuffer). It forks
+// each full one (fork), and once seqInFlight are forked it joins them
+// (join, which must join them the last first, as Futures nest) before the
+// next is filled; a buffer is filled again only once joined. When seq is
+// over, it calls last with the rest, possibly empty, then joins the
+// buffers still forked.
+func pipeline[T, F any](seq iter.Seq[T], buf int, fork func(b []T) F, join func(fs []F), last func(b []T)) {
 	if buf == 0 {
 		buf = seqBuffer
 	}
-	var bufs [2][]T
+	var (
+		futs [seqInFlight]F
+		bufs [seqInFlight][]T
+	)
 	k := 0
 	b := make([]T, 0, buf)
 	for v := range seq {
 		b = append(b, v)
-		if len(b) == buf {
-			chunk(b, false)
-			bufs[k] = b
-			k ^= 1
-			if bufs[k] == nil {
-				bufs[k] = make([]T, 0, buf)
-			}
-			b = bufs[k][:0]
+		if len(b) < buf {
+			continue
 		}
+		bufs[k], futs[k] = b, fork(b)
+		if k++; k == seqInFlight {
+			join(futs[:k])
+			clear(futs[:])
+			k = 0
+		}
+		if bufs[k] == nil {
+			bufs[k] = make([]T, 0, buf)
+		}
+		b = bufs[k][:0]
 	}
-	chunk(b, true)
+	last(b) // before the joins: forks nest
+	join(futs[:k])
 }
