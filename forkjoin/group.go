@@ -51,6 +51,9 @@ func (g *Group) Go(w *Worker, fn func(ctx context.Context, w *Worker) error) {
 	if g.owner == nil {
 		panic("forkjoin: Group.Go on a Group not made by NewGroup")
 	}
+	if g.sp.done.Done() {
+		panic("forkjoin: Group.Go after Wait returned")
+	}
 	g.sp.Spawn(w, func(w *Worker) {
 		if err := fn(g.ctx, w); err != nil {
 			g.sp.recordFailure(err)

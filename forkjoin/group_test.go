@@ -170,7 +170,7 @@ func TestGroupParentCancelledAndMisuse(t *testing.T) {
 				t.Errorf("Wait = %v, want context.Canceled", err)
 			}
 			wantPanic(t, "called twice", func() { g.Wait() })
-			wantPanic(t, "Spawn after its Scope returned", func() {
+			wantPanic(t, "Group.Go after Wait returned", func() {
 				g.Go(w, func(context.Context, *forkjoin.Worker) error { return nil })
 			})
 			wantPanic(t, "nil context", func() { forkjoin.NewGroup(nil, w) }) //nolint:staticcheck
