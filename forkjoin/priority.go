@@ -15,12 +15,15 @@ package forkjoin
 //     the first and keeps the rest in its own queue of that priority, where
 //     others may steal them.
 //   - A task spawned by a task (Scope.Spawn, a Graph's later tasks) goes to
-//     the spawning worker's own queue of its priority.
+//     the spawning worker's own queue of its priority; a Normal one goes
+//     first to the worker's LIFO slot, which pushes the task it held to
+//     the queue (lifo.go).
 //
 // Where a participant looks for its next task, in order:
 //
 //	for each priority, High, then Normal, then Background:
-//	    its own queue of that priority (Normal: its fork deque first)
+//	    its own queue of that priority (Normal: its fork deque, then its
+//	    LIFO slot, first)
 //	    the injector's queue of that priority
 //	    the other participants' queues of that priority (steal)
 //
@@ -225,6 +228,8 @@ func (w *Worker) noteTaskTime(d time.Duration) {
 func (w *Worker) next() *task {
 	var parts []*Worker // loaded when the worker has to steal
 	start := 0
+	runs := w.slot.runs // slot runs in a row: only takeSlot continues them
+	w.slot.runs = 0
 	for p := High; p < numPriorities; p++ {
 		if w.localRun >= w.injectInterval {
 			// Fairness: look at the injector before local work.
@@ -235,6 +240,10 @@ func (w *Worker) next() *task {
 		}
 		if p == Normal {
 			if t := w.dq.pop(); t != nil {
+				w.localRun++
+				return t
+			}
+			if t := w.takeSlot(runs); t != nil { // lifo.go
 				w.localRun++
 				return t
 			}
@@ -272,7 +281,14 @@ func (w *Worker) next() *task {
 func (w *Worker) helpTake(h *task) *task {
 	var parts []*Worker
 	start := 0
+	runs := w.slot.runs // slot runs in a row: only takeSlot continues them
+	w.slot.runs = 0
 	for p := High; p < numPriorities; p++ {
+		if p == Normal {
+			if t := w.takeSlot(runs); t != nil { // lifo.go
+				return t
+			}
+		}
 		if t := w.pq[p].pop(); t != nil {
 			return t // spawned tasks: independent of the frames below
 		}
@@ -301,8 +317,9 @@ func (w *Worker) helpTake(h *task) *task {
 }
 
 // stealOnce looks once, in priority order, at the injector and at the other
-// participants' queues (never at its own: a participant that helps while it
-// waits must leave its own queues to the frames below it).
+// participants' queues and, for Normal, their LIFO slots (never at its own:
+// a participant that helps while it waits must leave its own queues to the
+// frames below it). It is the last look before leaving or parking.
 func (w *Worker) stealOnce() *task {
 	parts := *w.sched.parts.Load()
 	start := int(w.nextRand() % uint64(max(len(parts), 1)))
@@ -312,6 +329,11 @@ func (w *Worker) stealOnce() *task {
 		}
 		if t := w.stealPriority(p, parts, start); t != nil {
 			return t
+		}
+		if p == Normal {
+			if t := w.stealSlots(parts, start); t != nil { // lifo.go
+				return t
+			}
 		}
 	}
 	return nil

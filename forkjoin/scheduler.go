@@ -93,6 +93,7 @@ type scheduler struct {
 	drained    dispatch.EventCount
 	spawned    spawnCounters
 	helpWanted atomic.Bool // tasks were submitted while no worker could run them
+	lifo       bool        // spawns use the LIFO slot (lifo.go); set at creation
 }
 
 const (
@@ -121,7 +122,7 @@ func schedulerOf(p *pool.Pool) *scheduler {
 }
 
 func newScheduler(p *pool.Pool) pool.Attachment {
-	s := &scheduler{pool: p, maxWorkers: p.Workers()}
+	s := &scheduler{pool: p, maxWorkers: p.Workers(), lifo: lifoOn()}
 	if s.maxWorkers > countMask {
 		s.maxWorkers = countMask
 	}
@@ -203,6 +204,7 @@ func (s *scheduler) acquireCaller() *Worker {
 }
 
 func (s *scheduler) releaseCaller(w *Worker) {
+	w.flushSlot() // lifo.go: nothing stays hidden after the Run
 	if w.holdsSlack() {
 		w.flushSlack() // spawn.go: no slack outlives the Run
 	}

@@ -304,12 +304,20 @@ func (s *scheduler) countLocal(w *Worker, k int64, p Priority) {
 }
 
 // queueMany counts ts, spawned tasks of priority p, in and queues them on
-// w's own queue with one publication, without the wake-up decision.
+// w's own queue with one publication (a Normal batch's last task goes to
+// w's LIFO slot), without the wake-up decision.
 func (s *scheduler) queueMany(w *Worker, p Priority, ts []*task) {
 	if len(ts) == 0 {
 		return
 	}
 	s.countLocal(w, int64(len(ts)), p)
+	if p == Normal && s.lifo {
+		// The last goes to the LIFO slot (lifo.go).
+		n := len(ts) - 1
+		w.pq[p].pushMany(ts[:n])
+		w.putSlot(ts[n])
+		return
+	}
 	w.pq[p].pushMany(ts)
 }
 
@@ -936,7 +944,11 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over
+	if prio == Normal && s.lifo {
+		w.putSlot(&t.st.hdr) // lifo.go
+	} else {
+		w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over
+	}
 	s.wakeForNew()
 }
 

@@ -80,6 +80,9 @@ type Worker struct {
 	_     cacheline.Pad
 	sl    spawnLocal
 	spare spareTasks // free scope tasks beyond sl.free, in batches (spawn.go)
+	// slot is the LIFO slot (lifo.go): owner-written per spawn, read by
+	// others only in their last look for work.
+	slot lifoSlot
 }
 
 // workerCounters are one participant's counters, summed into pool.Stats.
@@ -205,6 +208,7 @@ func (w *Worker) heartbeat() {
 	if w.run.cancelled.Load() {
 		panic(unwinding{})
 	}
+	w.flushSlot() // a thief asked: let it see the slot's task (lifo.go)
 	w.publishOldest()
 }
 
@@ -343,6 +347,7 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 		w.parked.Store(false)
 		idle, since = stealSpins/2, time.Time{}
 	}
+	w.flushSlot() // back to the caller's code (lifo.go)
 	if w.holdsSlack() {
 		w.flushSlack() // back to the caller's code (spawn.go)
 	}
@@ -462,6 +467,7 @@ func (w *Worker) publishTasks() {
 // over this Worker and the tasks still queued on it; until then the others
 // may steal them, and the wake-up below looks for someone to.
 func (w *Worker) leaveOnGoexit() {
+	w.flushSlot() // lifo.go
 	if w.holdsSlack() {
 		w.flushSlack()
 	}
