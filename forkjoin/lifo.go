@@ -166,8 +166,10 @@ func (q *spawnQueue) popOldest() *task {
 
 // Test hooks (nil outside tests): a slot run, with the number in a row and
 // the size of the Normal queue then; a move of the slot's task to the
-// queue at the cap.
+// queue at the cap; a participant about to leave the scheduler or park
+// (serve, helpUntil).
 var (
 	testHookSlotRun func(w *Worker, inRow, queued int)
 	testHookSlotCap func(w *Worker)
+	testHookIdle    func(w *Worker)
 )

@@ -327,6 +327,9 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 		// first, then take the token, then look once more: a publication
 		// after the count-in notifies (wakeCheck), one before it is seen
 		// by this last look.
+		if testHookIdle != nil {
+			testHookIdle(w)
+		}
 		w.parked.Store(true)
 		w.sched.joinParked.Add(1)
 		tok := w.sched.joinWake.Prepare()
@@ -420,6 +423,9 @@ func (w *Worker) serve() {
 	for {
 		t := w.search()
 		if t == nil {
+			if testHookIdle != nil {
+				testHookIdle(w)
+			}
 			w.dropStale() // about to idle: keep nothing of the work done
 			if t, left = s.leave(w); left {
 				return
