@@ -84,6 +84,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("fewer_large", "8 large independent tasks (20k iterations each)", TaskSet{Count: 8, Base: 20000, Seed: 2}, 4),
 			tasksWorkload("uneven", "50 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 50, Base: 200, Heavy: 20000, HeavyEvery: 10, Seed: 3}, 20),
 			graphWorkload(20, 2000), spawnWorkload(4, 500))
+		add(chainSuite(1280)...)
 	case "quick":
 		add(treeSumWorkload(18), fibWorkload(30),
 			matrixWorkload("noop", 2, 1e4), matrixWorkload("hash", 8, 1e3),
@@ -94,6 +95,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("fewer_large", "64 large independent tasks (200k iterations each)", TaskSet{Count: 64, Base: 200000, Seed: 2}, 4),
 			tasksWorkload("uneven", "500 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 500, Base: 2000, Heavy: 200000, HeavyEvery: 10, Seed: 3}, 50),
 			graphWorkload(200, 2000), spawnWorkload(10, 10000))
+		add(chainSuite(10000)...)
 	case "default":
 		add(treeSumWorkload(20), fibWorkload(32),
 			matrixWorkload("noop", 2, 1e4), matrixWorkload("noop", 8, 1e5),
@@ -104,6 +106,7 @@ func workloadsFor(mode string) []*Workload {
 			sortWorkload(1e6), tinyWorkload(1), tinyWorkload(10))
 		add(seedSuite()...)
 		add(spawnWorkload(10, 100000))
+		add(chainSuite(100000)...)
 	case "full":
 		add(treeSumWorkload(24), fibWorkload(35))
 		for _, m := range MatrixWork {
@@ -117,6 +120,7 @@ func workloadsFor(mode string) []*Workload {
 			sortWorkload(1e7), tinyWorkload(1), tinyWorkload(10))
 		add(seedSuite()...)
 		add(spawnWorkload(10, 100000))
+		add(chainSuite(100000)...)
 	}
 	return ws
 }

@@ -55,6 +55,7 @@ type Strategy struct {
 	Tasks   func(env *Env, ts *TaskSet) uint64      // ts.Combine of every task's result
 	Graph   func(env *Env, g *GraphProblem) uint64  // the graph's join result
 	Spawn   func(env *Env, sp *SpawnProblem) uint64 // number of tasks that ran
+	Chain   func(env *Env, cp *ChainProblem) uint64 // cp's combined messages
 }
 
 // families orders the rows of the table and the bars of the chart.

@@ -20,5 +20,6 @@ func init() {
 			return graphVia(g, tasksSeq)
 		},
 		Spawn: func(_ *Env, sp *SpawnProblem) uint64 { return spawnSeq(sp) },
+		Chain: func(_ *Env, cp *ChainProblem) uint64 { return chainSeq(cp) },
 	})
 }

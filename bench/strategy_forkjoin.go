@@ -11,6 +11,7 @@ package main
 //   - forkjoin-fold: fold.Run over the implicit tree of a FoldProblem.
 //   - forkjoin-task: the task runtime: a Scope's spawned tasks for batches
 //     and the spawn test, a forkjoin.Graph for the dependency graph.
+//   - forkjoin-task-slot: forkjoin-task on a pool with the LIFO slot on.
 //   - forkjoin-plan: the dependency graph as a forkjoin.Graph built once
 //     per problem and run for every run.
 
@@ -146,7 +147,7 @@ func init() {
 }
 
 func init() {
-	register(&Strategy{
+	task := &Strategy{
 		Name:   "forkjoin-task",
 		Family: "forkjoin",
 		Desc:   "forkjoin's task runtime: Scope/Spawner tasks, forkjoin.Graph for dependencies",
@@ -187,7 +188,20 @@ func init() {
 			})
 			return spawnTotal(cs)
 		},
-	})
+		Chain: chainFJ,
+	}
+	register(task)
+	// The same code on a pool with the LIFO slot on, to measure what the
+	// slot does in the same run.
+	slot := *task
+	slot.Name = "forkjoin-task-slot"
+	slot.Desc = "forkjoin-task on a pool with the LIFO slot on (forkjoin.SetLIFOSlot)"
+	slot.Open = func(p int) (any, func()) {
+		pl := pool.New(p)
+		forkjoin.SetLIFOSlot(pl, true)
+		return pl, pl.Close
+	}
+	register(&slot)
 }
 
 func joinTreeSum(w *forkjoin.Worker, n *Node) int64 {

@@ -20,6 +20,7 @@ func init() {
 		Sort:    func(env *Env, a []int64) { sortPar(gqOf(env), a) },
 		Tasks:   func(env *Env, ts *TaskSet) uint64 { return tasksPar(gqOf(env).scope(), ts) },
 		Spawn:   func(env *Env, sp *SpawnProblem) uint64 { return spawnPar(gqOf(env).scope(), sp) },
+		Chain:   func(env *Env, cp *ChainProblem) uint64 { return chainPar(gqOf(env), cp) },
 	})
 }
 

@@ -18,6 +18,7 @@ const (
 	KindTasks
 	KindGraph
 	KindSpawn
+	KindChain
 )
 
 // Nesting classes: how a workload's forks nest, which decides whether a
@@ -67,6 +68,7 @@ type Instance struct {
 	tasks *TaskSet
 	graph *GraphProblem
 	spawn *SpawnProblem
+	chain *ChainProblem
 }
 
 // supports reports whether s implements the instance's workload.
@@ -86,6 +88,8 @@ func (w *Workload) supports(s *Strategy) bool {
 		return s.Graph != nil || s.Tasks != nil
 	case KindSpawn:
 		return s.Spawn != nil
+	case KindChain:
+		return s.Chain != nil
 	}
 	return false
 }
@@ -113,6 +117,8 @@ func (in *Instance) exec(kind Kind, s *Strategy, env *Env, scratch []int64) uint
 		return graphVia(in.graph, func(ts *TaskSet) uint64 { return s.Tasks(env, ts) })
 	case KindSpawn:
 		return s.Spawn(env, in.spawn)
+	case KindChain:
+		return s.Chain(env, in.chain)
 	}
 	panic("bench: unknown workload kind")
 }

@@ -6,11 +6,14 @@ package forkjoin
 // by the node that ends) is usually what its participant should run next:
 // its data was just written and is in this core's cache, and in message
 // passing (each task spawns its successor and ends) or spawn-then-wait (a
-// task spawns one child and waits for it) it is the only work there is. So
-// a spawn puts the task into the participant's slot, one task, instead of
-// its queue; the task the slot held goes to the queue. The participant
-// looks at the slot before its queue of the same priority (Worker.next,
-// helpTake), so the newest spawn runs first.
+// task spawns one child and waits for it) it is the only work there is. So,
+// on a pool whose slot is on (SetLIFOSlot), a spawn puts the task into the
+// participant's slot, one task, instead of its queue; the task the slot
+// held goes to the queue. The participant looks at the slot before its
+// queue of the same priority (Worker.next, helpTake), so the newest spawn
+// runs first. The takes, the flushes and the last looks below do not
+// depend on the switch, so it may change at any time: a task left in a
+// slot when it goes off is taken as any other.
 //
 // Priorities. Only Normal tasks use the slot; High and Background tasks go
 // to their queues. The slot is looked at in the Normal step of the order
@@ -62,7 +65,7 @@ package forkjoin
 import (
 	"sync/atomic"
 
-	"github.com/forkjoin-go/forkjoin/internal/knobs"
+	"github.com/forkjoin-go/forkjoin/pool"
 )
 
 // lifoCap is the most slot runs in a row while the participant's Normal
@@ -76,9 +79,20 @@ type lifoSlot struct {
 	runs int
 }
 
-// lifoOn reports whether a new scheduler uses the slot (the internal knob
-// turns it off, to measure the same code without it).
-func lifoOn() bool { return !knobs.NoLIFOSlot.Load() }
+// SetLIFOSlot turns p's LIFO slot on or off (it is off when a pool is
+// made). With it on, a Normal task spawned by a task (Spawner.Spawn, a
+// Graph node made ready by the node that ends) goes into a one-task slot
+// of the spawning participant and runs next there, while its data is in
+// that core's cache; the task the slot held goes to the participant's
+// queue, and after 3 slot runs in a row the queue's oldest task runs
+// before the next. It suits a task that spawns one child and waits for it;
+// docs/BENCHMARKS.md has the figures. Spawned tasks run exactly once
+// either way, and priorities are honoured (a High task never waits behind
+// the slot). It may be called at any time: spawns that follow use the new
+// setting.
+func SetLIFOSlot(p *pool.Pool, on bool) {
+	schedulerOf(p).lifo.Store(on)
+}
 
 // putSlot puts t, a Normal spawned task counted in, into w's slot; the task
 // the slot held goes to w's Normal queue. Owner only. The caller makes the

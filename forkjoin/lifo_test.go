@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forkjoin-go/forkjoin/internal/knobs"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"pgregory.net/rapid"
@@ -50,14 +49,6 @@ func slotsEmpty(s *scheduler) error {
 	return nil
 }
 
-// withSlot runs fn with the slot switched on or off for the pools it makes.
-func withSlot(on bool, fn func()) {
-	old := knobs.NoLIFOSlot.Load()
-	knobs.NoLIFOSlot.Store(!on)
-	defer knobs.NoLIFOSlot.Store(old)
-	fn()
-}
-
 // TestSlotCapOrder: at parallelism 1 (the caller alone), a Scope spawns R,
 // then the head of a chain in which each task spawns the next. The chain's
 // tasks run from the slot, LIFO, ahead of R, but only lifoCap of them: then
@@ -65,9 +56,10 @@ func withSlot(on bool, fn func()) {
 func TestSlotCapOrder(t *testing.T) {
 	leakcheck.Check(t)
 	for _, on := range []bool{true, false} {
-		withSlot(on, func() {
+		func() {
 			p := pool.New(1)
 			defer p.Close()
+			SetLIFOSlot(p, on)
 			var order []string
 			var link func(i int) func(w *Worker)
 			var sp *Spawner
@@ -99,7 +91,7 @@ func TestSlotCapOrder(t *testing.T) {
 			if at != want || len(order) != 12 {
 				t.Fatalf("slot %v: order %v: R at %d, want %d", on, order, at, want)
 			}
-		})
+		}()
 	}
 }
 
@@ -110,6 +102,7 @@ func TestSlotBlockedOwner(t *testing.T) {
 	leakcheck.Check(t)
 	for _, n := range []int{2, 3} {
 		p := pool.New(n)
+		SetLIFOSlot(p, true)
 		for round := 0; round < 30; round++ {
 			done := make(chan struct{})
 			go func() {
@@ -141,6 +134,7 @@ func TestSlotGraphChain(t *testing.T) {
 	sw := watchSlots(t)
 	p := pool.New(2)
 	defer p.Close()
+	SetLIFOSlot(p, true)
 	const n = 200
 	g := NewGraph()
 	var prev Dep
@@ -177,9 +171,7 @@ func TestPropSlotExactlyOnce(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		p := drawPool(rt)
 		s := schedulerOf(p)
-		if !s.lifo {
-			rt.Fatal("the slot is off by default")
-		}
+		SetLIFOSlot(p, true)
 		nodes := rapid.IntRange(1, 3000).Draw(rt, "nodes")
 		fanout := rapid.IntRange(1, 6).Draw(rt, "fanout")
 		panicAt := rapid.IntRange(-1, nodes-1).Draw(rt, "panicAt")

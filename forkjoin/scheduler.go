@@ -57,6 +57,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/knobs"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -93,7 +94,7 @@ type scheduler struct {
 	drained    dispatch.EventCount
 	spawned    spawnCounters
 	helpWanted atomic.Bool // tasks were submitted while no worker could run them
-	lifo       bool        // spawns use the LIFO slot (lifo.go); set at creation
+	lifo       atomic.Bool // spawns use the LIFO slot (lifo.go, SetLIFOSlot)
 }
 
 const (
@@ -122,7 +123,8 @@ func schedulerOf(p *pool.Pool) *scheduler {
 }
 
 func newScheduler(p *pool.Pool) pool.Attachment {
-	s := &scheduler{pool: p, maxWorkers: p.Workers(), lifo: lifoOn()}
+	s := &scheduler{pool: p, maxWorkers: p.Workers()}
+	s.lifo.Store(knobs.LIFOSlot.Load()) // off, but in benchmarks that measure it
 	if s.maxWorkers > countMask {
 		s.maxWorkers = countMask
 	}

@@ -311,7 +311,7 @@ func (s *scheduler) queueMany(w *Worker, p Priority, ts []*task) {
 		return
 	}
 	s.countLocal(w, int64(len(ts)), p)
-	if p == Normal && s.lifo {
+	if p == Normal && s.lifo.Load() {
 		// The last goes to the LIFO slot (lifo.go).
 		n := len(ts) - 1
 		w.pq[p].pushMany(ts[:n])
@@ -944,7 +944,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	if prio == Normal && s.lifo {
+	if prio == Normal && s.lifo.Load() {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
 		w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over

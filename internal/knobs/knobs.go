@@ -5,6 +5,7 @@ package knobs
 
 import "sync/atomic"
 
-// NoLIFOSlot, when set, makes schedulers created from then on queue every
-// spawned task, without the LIFO slot (forkjoin/lifo.go).
-var NoLIFOSlot atomic.Bool
+// LIFOSlot is whether schedulers created from then on start with the LIFO
+// slot on (forkjoin.SetLIFOSlot; off unless set), so that benchmarks which
+// make their own pools can be run both ways.
+var LIFOSlot atomic.Bool
