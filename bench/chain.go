@@ -137,12 +137,14 @@ func chainWorkload(chains, tasks int, wait bool) *Workload {
 			return &Instance{Units: float64(t), Expected: chainSeq(cp), HasExpected: true, chain: cp}
 		}
 	}
-	id, label := "chain", "message chain"
+	label := fmt.Sprintf("message passing, %d × a chain of %s tasks each spawning the next", chains, countName(tasks/chains))
+	id := "chain"
 	if wait {
-		id, label = "spawn_wait", "spawn-then-wait"
+		id = "spawn_wait"
+		label = fmt.Sprintf("spawn-then-wait, %d × %s times a task spawning one child and waiting for it", chains, countName(tasks/chains))
 	}
 	return &Workload{
-		ID: fmt.Sprintf("%s/%d", id, chains), Label: fmt.Sprintf("%s %d×%s", label, chains, countName(tasks/chains)),
+		ID: fmt.Sprintf("%s/%d", id, chains), Label: label,
 		Kind: KindChain, UnitName: "task", Nesting: NestSpawn,
 		build: mk(tasks), probe: mk(min(tasks, 64*chains)),
 	}
