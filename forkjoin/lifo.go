@@ -85,7 +85,9 @@ type lifoSlot struct {
 // of the spawning participant and runs next there, while its data is in
 // that core's cache; the task the slot held goes to the participant's
 // queue, and after 3 slot runs in a row the queue's oldest task runs
-// before the next. It suits a task that spawns one child and waits for it;
+// before the next. It suits message passing (a task that spawns its
+// successor and ends) and a task that spawns one child and waits for it; a
+// loop that spawns many tasks pays an atomic swap per spawn for it.
 // docs/BENCHMARKS.md has the figures. Spawned tasks run exactly once
 // either way, and priorities are honoured (a High task never waits behind
 // the slot). It may be called at any time: spawns that follow use the new
