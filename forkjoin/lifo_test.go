@@ -252,3 +252,61 @@ func TestPropSlotExactlyOnce(t *testing.T) {
 		t.Fatalf("slot runs %d, moves at the cap %d: the slot was not exercised", sw.runs.Load(), sw.caps.Load())
 	}
 }
+
+// TestSlotFlushedWhenAsked: a participant asked for work (a thief set its
+// poll flag) moves its slot's task to its queue, where thieves see it, at
+// its next fork.
+func TestSlotFlushedWhenAsked(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(1)
+	defer p.Close()
+	SetLIFOSlot(p, true)
+	var inSlot, afterFork, queued int
+	Run(p, func(w *Worker) {
+		Scope(w, func(s *Spawner) {
+			s.Spawn(w, func(*Worker) {})
+			if w.slot.t.Load() != nil {
+				inSlot++
+			}
+			w.ask() // as a thief that found nothing does
+			Join(w, func(*Worker) {}, func(*Worker) {})
+			if w.slot.t.Load() != nil {
+				afterFork++
+			}
+			queued = w.pq[Normal].size()
+		})
+	})
+	if inSlot != 1 || afterFork != 0 || queued != 1 {
+		t.Fatalf("in the slot after the spawn: %d; after the asked fork: %d; queued: %d (want 1, 0, 1)",
+			inSlot, afterFork, queued)
+	}
+}
+
+// TestSlotFlushedLeavingWait: a task run while its participant waits
+// spawns into the slot and ends the wait; the participant goes back to the
+// code that waited with the task moved to its queue, not hidden in the
+// slot while that code runs on.
+func TestSlotFlushedLeavingWait(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(1)
+	defer p.Close()
+	SetLIFOSlot(p, true)
+	var afterWait, queued int
+	Run(p, func(w *Worker) {
+		Scope(w, func(s *Spawner) {
+			var c Completion
+			s.Spawn(w, func(w *Worker) {
+				s.Spawn(w, func(*Worker) {})
+				c.Complete()
+			})
+			w.Wait(&c)
+			if w.slot.t.Load() != nil {
+				afterWait++
+			}
+			queued = w.pq[Normal].size()
+		})
+	})
+	if afterWait != 0 || queued != 1 {
+		t.Fatalf("in the slot after the wait: %d; queued: %d (want 0, 1)", afterWait, queued)
+	}
+}
