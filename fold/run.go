@@ -17,9 +17,11 @@ import (
 //
 // The calling goroutine takes part. Unvisited children are handed to other
 // participants only when they ask for work (internal/walk explains how), so
-// a run that nobody helps costs little more than Seq. Depth is limited only
-// by memory (no recursion on the goroutine stack), and a node's heap is
-// released as soon as the node is finalised.
+// a run that nobody helps costs little more than Seq; on a pool of
+// parallelism 1, where nobody can ask, Run folds with Seq's executor.
+// Depth is limited only by memory (explicit stacks, and recursion on the
+// goroutine stack only near the root), and a node's heap is released as
+// soon as the node is finalised.
 //
 // A children function that reaches a node again below itself (a cycle)
 // stops the run with an error wrapping tree.ErrCycle, re-raised like a
