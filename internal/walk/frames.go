@@ -34,21 +34,28 @@ func (s *frameStack[F]) len() int { return s.base + len(s.cur) }
 func (s *frameStack[F]) top() *F { return &s.cur[len(s.cur)-1] }
 
 // push adds a frame on top and returns it: its slot is zero.
+// The caller calls nextChunk first if full: push itself has no call, so
+// that it inlines.
 func (s *frameStack[F]) push() *F {
 	n := len(s.cur)
-	if n == cap(s.cur) {
-		if s.chunks != nil && n > 0 {
-			s.base += n
-			s.ci++
-		}
-		if s.ci == len(s.chunks) {
-			s.chunks = append(s.chunks, make([]F, chunkLen(s.ci)))
-		}
-		s.cur = s.chunks[s.ci][:0]
-		n = 0
-	}
 	s.cur = s.cur[:n+1]
 	return &s.cur[n]
+}
+
+// full reports whether push needs nextChunk first.
+func (s *frameStack[F]) full() bool { return len(s.cur) == cap(s.cur) }
+
+// nextChunk makes the chunk after the current one (full, or none yet) the
+// current one, empty.
+func (s *frameStack[F]) nextChunk() {
+	if n := len(s.cur); s.chunks != nil && n > 0 {
+		s.base += n
+		s.ci++
+	}
+	if s.ci == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]F, chunkLen(s.ci)))
+	}
+	s.cur = s.chunks[s.ci][:0]
 }
 
 // pop zeroes and removes the top frame, so that its heap is released.
@@ -58,10 +65,16 @@ func (s *frameStack[F]) pop() {
 	s.cur[n] = zero
 	s.cur = s.cur[:n]
 	if n == 0 && s.ci > 0 {
-		s.ci--
-		s.cur = s.chunks[s.ci] // a chunk below the top one is full
-		s.base -= len(s.cur)
+		s.prevChunk()
 	}
+}
+
+// prevChunk makes the chunk below the current, emptied one the current
+// one (it is full).
+func (s *frameStack[F]) prevChunk() {
+	s.ci--
+	s.cur = s.chunks[s.ci]
+	s.base -= len(s.cur)
 }
 
 // at returns the frame at index i (0 is the bottom), which must be on the

@@ -36,6 +36,9 @@ func TestFrameStackModel(t *testing.T) {
 		}
 		for len(model) != target {
 			if len(model) < target && rng.IntN(8) != 0 {
+				if s.full() {
+					s.nextChunk()
+				}
 				p := s.push()
 				if *p != 0 {
 					t.Fatalf("pushed slot %d holds %d", len(model), *p)

@@ -81,11 +81,11 @@ type pub[N, H, R any] struct {
 
 type frame[N, H, R any] struct {
 	h H
-	// Positions in the buffer are int32 (see maxKids): a frame of an int
+	// Positions in the buffer are pos (see maxKids): a frame of an int
 	// heap takes 40 bytes, which is what a 10^6-deep chain costs per level.
-	base   int32 // start of this frame's children in the buffer
-	lo, hi int32 // unstarted own children: kids[lo:hi]
-	idx    int32 // this node's position in its parent's children (kids), -1 for a walk's root
+	base   pos // start of this frame's children in the buffer
+	lo, hi pos // unstarted own children: kids[lo:hi]
+	idx    pos // this node's position in its parent's children (kids), -1 for a walk's root
 	// pubs: what a frame keeps once it has published some of its children
 	// (nil before, and again once all of them are accumulated).
 	pubs   *pubs[N, H, R]
@@ -318,7 +318,7 @@ func (st *state[N, H, R]) ownHeld(f *frame[N, H, R]) {
 	ps.ahead, ps.held = nil, nil
 	p.claim.Store(true)
 	st.ops.pubOver()
-	f.lo, f.hi = int32(p.first), int32(p.end)
+	f.lo, f.hi = pos(p.first), pos(p.end)
 	if top := st.frames.len() - 1; st.low > top {
 		st.low = top
 	}
@@ -388,10 +388,10 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 			ps.held = nil
 			p.claim.Store(true)
 			st.ops.pubOver()
-			f.lo, f.hi = int32(p.first), int32(p.end)
+			f.lo, f.hi = pos(p.first), pos(p.end)
 		case p.claim.CompareAndSwap(false, true): // nobody took it: the same
 			st.ops.pubOver()
-			f.lo, f.hi = int32(p.first), int32(p.end)
+			f.lo, f.hi = pos(p.first), pos(p.end)
 		default: // a thief has it: every child before it is accumulated
 			st.putBehind(ps, p, p.first)
 		}
@@ -588,17 +588,23 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	// those loads, over fields just stored 8 bytes at a time, stall (the
 	// stores cannot be forwarded to them): a fifth of the time of a walk
 	// down a binary tree went there.
+	if st.frames.full() {
+		st.frames.nextChunk()
+	}
 	f := st.frames.push() // the slot is zero: popped frames are cleared
 	f.h = h
-	f.base, f.lo, f.hi, f.idx = int32(base), int32(base), int32(len(st.kids)), int32(idx)
+	f.base, f.lo, f.hi, f.idx = pos(base), pos(base), pos(len(st.kids)), pos(idx)
 	if st.streamed != nil {
 		st.endStream(f)
 	}
 	return r, false
 }
 
+// pos is a position in a walk's buffer of children as a frame keeps it.
+type pos = int32
+
 // maxKids bounds the children listed and not yet entered on a walk's
-// path (frames keep positions in the buffer as int32): 2^31 node values,
+// path (frames keep positions in the buffer as pos): 2^31 node values,
 // at least 16 GiB of them.
 const maxKids = math.MaxInt32
 
@@ -741,7 +747,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			f.ranged = true
 		}
 		p.first, p.end = first, first+k
-		f.lo += int32(k)
+		f.lo += pos(k)
 		// The first child not accumulated, if no pub is behind: the
 		// frame's child being walked, if there is one, else this one.
 		acc := first
