@@ -81,11 +81,12 @@ type pub[N, H, R any] struct {
 
 type frame[N, H, R any] struct {
 	h H
-	// Positions in the buffer are pos (see maxKids): a frame of an int
-	// heap takes 40 bytes, which is what a 10^6-deep chain costs per level.
+	// Positions in the buffer are 32-bit (pos, see maxKids): a frame of
+	// an 8-byte heap takes 40 bytes, which is what a 10^6-deep chain
+	// costs per level.
 	base   pos // start of this frame's children in the buffer
 	lo, hi pos // unstarted own children: kids[lo:hi]
-	idx    pos // this node's position in its parent's children (kids), -1 for a walk's root
+	idx    pos // this node's position in its parent's children (kids); unused for a walk's root
 	// pubs: what a frame keeps once it has published some of its children
 	// (nil before, and again once all of them are accumulated).
 	pubs   *pubs[N, H, R]
@@ -565,10 +566,8 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	base := len(st.kids)
 	st.entering, st.listing, st.unshared = idx, base, base+1
 	st.ops.Children(n, st.yield)
-	if len(st.kids) > maxKids {
-		panic(errTooManyKids)
-	}
-	if len(st.kids) == base {
+	k := len(st.kids)
+	if k == base {
 		// The heap goes through a field of st: the address of a local
 		// passed to Finalize would move every leaf's heap to the heap.
 		var zero H
@@ -577,38 +576,50 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 		st.leaf = zero
 		return r, true
 	}
+	if k-base >= 2 {
+		st.dry = false // a child to deal after the first (see dry)
+	}
+	if k > maxKids || st.frames.full() {
+		st.roomForFrame(k) // rare: one branch for both on the way
+	}
 	if d := st.frames.len(); d >= CycleFrom && d%CycleStride == 0 {
 		st.cycle.Enter(n, d)
-	}
-	if len(st.kids)-base >= 2 {
-		st.dry = false // a child to deal after the first (see dry)
 	}
 	// The frame's fields are stored into its slot one by one. A frame
 	// literal is built in a temporary and copied 16 bytes at a time, and
 	// those loads, over fields just stored 8 bytes at a time, stall (the
 	// stores cannot be forwarded to them): a fifth of the time of a walk
 	// down a binary tree went there.
-	if st.frames.full() {
-		st.frames.nextChunk()
-	}
 	f := st.frames.push() // the slot is zero: popped frames are cleared
 	f.h = h
-	f.base, f.lo, f.hi, f.idx = pos(base), pos(base), pos(len(st.kids)), pos(idx)
+	f.base, f.lo, f.hi, f.idx = pos(base), pos(base), pos(k), pos(idx)
 	if st.streamed != nil {
 		st.endStream(f)
 	}
 	return r, false
 }
 
-// pos is a position in a walk's buffer of children as a frame keeps it.
-type pos = int32
+// pos is a position in a walk's buffer of children as a frame keeps it:
+// unsigned, so that it indexes the buffer with no sign extension.
+type pos = uint32
 
 // maxKids bounds the children listed and not yet entered on a walk's
-// path (frames keep positions in the buffer as pos): 2^31 node values,
+// path (frames keep positions in the buffer as pos): 2^31-1 node values,
 // at least 16 GiB of them.
 const maxKids = math.MaxInt32
 
 var errTooManyKids = errors.New("forkjoin: a walk's path holds more than 2^31-1 listed children")
+
+// roomForFrame panics if k children listed on the path are more than a
+// frame can address, and makes room on the frame stack for a push.
+func (st *state[N, H, R]) roomForFrame(k int) {
+	if k > maxKids {
+		panic(errTooManyKids)
+	}
+	if st.frames.full() {
+		st.frames.nextChunk()
+	}
+}
 
 // streamEvery is how many children a listing yields between two looks
 // for a request for work (see stream). Answering during a listing gives
