@@ -216,12 +216,14 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 				st.kids[top.lo] = zero // the buffer keeps no entered child reachable
 				idx := int(top.lo)
 				top.lo++
-				if top.lo == top.hi && !top.ranged {
+				if top.lo == top.hi && top.base >= cutFrom && !top.ranged {
 					// The last child of a frame that shared none: its
 					// segment is empty now, cut it away, so that a
-					// chain keeps one slot of the buffer, not one per
-					// level. (Nothing is dealt from a frame without
+					// chain keeps cutFrom slots of the buffer, not one
+					// per level. (Nothing is dealt from a frame without
 					// unstarted children, and no pub reads its slots.)
+					// Near the bottom of the buffer it is not worth
+					// its stores: a bushy tree's walk never cuts.
 					st.kids = st.kids[:top.base]
 					top.lo, top.hi = top.base, top.base
 				}
@@ -598,6 +600,10 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	}
 	return r, false
 }
+
+// cutFrom is the position in the buffer from which a frame's segment is
+// cut away once its last child is taken (see loop).
+const cutFrom = 1024
 
 // pos is a position in a walk's buffer of children as a frame keeps it:
 // unsigned, so that it indexes the buffer with no sign extension.
