@@ -47,7 +47,8 @@ type ring struct {
 }
 
 // dequeSlot is a slot of a deque's ring: an atomic pointer (see the file
-// comment), with the accessors dropStaleSlots shares with spawnSlot.
+// comment), shared with spawnQueue (squeue.go), with the accessors
+// dropStaleSlots uses.
 type dequeSlot struct{ atomic.Pointer[task] }
 
 func (s *dequeSlot) load() *task   { return s.Load() }
@@ -161,7 +162,7 @@ func (s *staleRange) pushedPooled(to int64) {
 // for a live range [t, b): no slot can be stale.
 func (s *staleRange) none(t, b int64) bool { return t == s.lo && b == s.hw }
 
-// slotOf is a pointer to a ring slot of type S (dequeSlot or spawnSlot).
+// slotOf is a pointer to a ring slot of type S (dequeSlot).
 type slotOf[S any] interface {
 	*S
 	load() *task

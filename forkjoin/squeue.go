@@ -6,7 +6,7 @@ package forkjoin
 // one's queue with one CAS instead of coming back for every task.
 //
 // Indices, ring and growth work as in deque (deque.go); the ring's slots
-// differ (see spawnSlot below). What else differs:
+// are the same atomic pointers (dequeSlot). What differs:
 //
 //   - steal claims a range [t, t+k) of the oldest tasks with one CAS of top
 //     from t to t+k, where k ≤ stealMax and k ≤ half of what it saw (at
@@ -41,23 +41,14 @@ package forkjoin
 // was overwritten (after a growth a thief may read the old ring: it holds
 // the same tasks at the same indices).
 //
-// Slots are plain words outside race builds. A slot is written by the
-// owner before the store of bottom that publishes it, and read by a thief
-// (or the owner's CAS path) after an atomic load of bottom or top that
-// follows that store, so the reader sees the task. That store needs only
-// release ordering, as in the weak-memory formulation of the deque (Lê,
-// Pop, Cohen and Zappa Nardelli, PPoPP 2013: push's fence is a release
-// fence); on amd64 it is a plain store (publish_amd64.go), which does not
-// wait for the task's line the way a locked exchange does. pop's store of
-// bottom stays sequentially consistent: it is the store→load fence. The
-// only racing access is a slow thief's read of a slot the owner is
-// overwriting after the ring wrapped; its CAS then fails (above) and it
-// drops what it read. Go guarantees that a racy read of a pointer-sized
-// word observes one of the values written (no tearing), so that read is
-// harmless; an atomic store per slot, a locked exchange on amd64, was the
-// largest single cost of a spawn. Race builds use atomic slots
-// (squeue_slot_race.go) and the atomic store of bottom, so the race
-// detector checks everything else.
+// Every shared word is accessed through sync/atomic, as in the runtime's
+// sync/poolqueue.go: the slots are atomic pointers (dequeSlot), written by
+// the owner before the store of bottom that publishes them and read by a
+// thief (or the owner's CAS path) after an atomic load of bottom or top
+// that follows that store. A slow thief may read a slot the owner is
+// overwriting after the ring wrapped; its CAS of top then fails (above) and
+// it drops what it read. The code is the same with and without -race, so
+// the race detector checks the code that ships.
 
 import (
 	"math"
@@ -88,11 +79,11 @@ type spawnQueue struct {
 // spawnRing is a spawnQueue's ring: index i is at slots[i&mask].
 type spawnRing struct {
 	mask  int64
-	slots []spawnSlot
+	slots []dequeSlot
 }
 
 func newSpawnRing(size int64) *spawnRing {
-	return &spawnRing{mask: size - 1, slots: make([]spawnSlot, size)}
+	return &spawnRing{mask: size - 1, slots: make([]dequeSlot, size)}
 }
 
 func newSpawnQueue() *spawnQueue {
@@ -154,7 +145,7 @@ func (q *spawnQueue) push(t *task, pooled bool) {
 		q.count.Add(1)
 	}
 	r.slots[b&r.mask].store(t)
-	publish(&q.bottom, b+1) // the slot, with release ordering only
+	q.bottom.Store(b + 1) // publishes the slot
 	if pooled {
 		q.stale.pushedPooled(b + 1)
 	} else {
@@ -180,7 +171,7 @@ func (q *spawnQueue) pushMany(ts []*task) {
 	for i, t := range ts {
 		r.slots[(b+int64(i))&r.mask].store(t)
 	}
-	publish(&q.bottom, b+n) // the slots, with release ordering only
+	q.bottom.Store(b + n) // publishes the slots
 	q.stale.pushed(b, b+n)
 }
 
