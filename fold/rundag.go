@@ -176,14 +176,15 @@ func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, H, R, K], error) {
 			c.parents = append(c.parents, top.e)
 			switch c.color {
 			case grey:
-				cyc := &CycleError[K]{Key: c.key}
-				for i := len(stack) - 1; i >= 0; i-- {
-					cyc.Cycle = append([]K{stack[i].e.key}, cyc.Cycle...)
-					if stack[i].e == c {
-						break
-					}
+				i := len(stack) - 1
+				for stack[i].e != c { // c is grey: on the stack
+					i--
 				}
-				return nil, cyc
+				cycle := make([]K, 0, len(stack)-i)
+				for _, f := range stack[i:] {
+					cycle = append(cycle, f.e.key)
+				}
+				return nil, &CycleError[K]{Key: c.key, Cycle: cycle}
 			case white:
 				c.color = grey
 				stack = append(stack, frame{e: c})

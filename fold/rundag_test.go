@@ -3,6 +3,7 @@ package fold_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -116,6 +117,46 @@ func TestRunDAGWaitsForCallbacksAfterFailure(t *testing.T) {
 			if n := late.Load(); n != 0 {
 				t.Fatalf("round %d: %d callbacks ran after RunDAG returned", round, n)
 			}
+		}
+	})
+}
+
+// TestRunDAGCycleRing: the cycle report of a ring of 10^6 keys is built in
+// time linear in the cycle (a quadratic one does not end within the test's
+// timeout), lists the ring in order from the key reached again, and is the
+// report SeqDAG gives.
+func TestRunDAGCycleRing(t *testing.T) {
+	testcheck.Long(t)
+	leakcheck.Check(t)
+	const n = 1_000_000
+	nodes := make([]*testtree.Node, n)
+	for i := range nodes {
+		nodes[i] = &testtree.Node{ID: i}
+	}
+	for i, nd := range nodes {
+		nd.Children = []*testtree.Node{nodes[(i+1)%n]}
+	}
+	_, seqErr := fold.SeqDAG(testtree.SumFold(), testtree.Children, nodes[0], testtree.Key)
+	var want *fold.CycleError[int]
+	if !errors.As(seqErr, &want) {
+		t.Fatalf("SeqDAG on a ring: %v", seqErr)
+	}
+	pool.With(2, func(p *pool.Pool) {
+		_, err := fold.RunDAG(context.Background(), p, testtree.SumFold(), testtree.Children, nodes[0], testtree.Key)
+		var ce *fold.CycleError[int]
+		if !errors.As(err, &ce) {
+			t.Fatalf("RunDAG on a ring: %v", err)
+		}
+		if ce.Key != 0 || len(ce.Cycle) != n {
+			t.Fatalf("RunDAG's cycle: key %d, %d keys; want key 0, %d keys", ce.Key, len(ce.Cycle), n)
+		}
+		for i, k := range ce.Cycle {
+			if k != i {
+				t.Fatalf("RunDAG's cycle[%d] = %d, want %d", i, k, i)
+			}
+		}
+		if want.Key != ce.Key || !slices.Equal(want.Cycle, ce.Cycle) {
+			t.Fatalf("SeqDAG reports key %d and %d keys, RunDAG key %d and %d keys", want.Key, len(want.Cycle), ce.Key, len(ce.Cycle))
 		}
 	})
 }
