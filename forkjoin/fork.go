@@ -150,7 +150,7 @@ type slabResetter interface {
 var (
 	slabIDs   sync.Map // reflect.Type of slot[A, R] -> int
 	slabIDsMu sync.Mutex
-	slabCount int
+	slabCount = 1 // 0 is no slab's: a zero Fork's sid finds none
 )
 
 func slabIDFor[A, R any]() int {
@@ -484,6 +484,9 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 //
 //go:noinline
 func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
+	if f.fn == nil {
+		panic(errZeroFork)
+	}
 	if f.kind != 0 {
 		w.growForks()
 		i := w.sp
@@ -626,6 +629,9 @@ func forkFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R],
 // request to serve, a scalar word fork (no fast path: p could not hold
 // it), or a slab fork.
 func (f *Fork[A, R]) forkSlow(w *Worker, a A) Future[A, R] {
+	if f.fn == nil {
+		panic(errZeroFork)
+	}
 	if w.asked() {
 		// Before anything is pushed: a released handle is asked for ever,
 		// and a fork it pushed could line up with a kept Future's top.
@@ -693,6 +699,8 @@ func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
 	return f.joinPublishedWord(w, i)
 }
 
+const errZeroFork = "forkjoin: use of a Fork not made by NewFork (a zero Fork value)"
+
 const errFutureOrder = "forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice"
 
 // holds reports whether e is the entry of a word fork of f with argument a.
@@ -737,13 +745,21 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 // allocates on the heap when they capture variables. For fine-grained
 // recursion use a Fork, which allocates nothing.
 func Join(w *Worker, a, b func(w *Worker)) {
-	if a == nil || b == nil {
-		panic("forkjoin: Join with a nil function")
+	if a == nil || b == nil || w == nil {
+		joinMisuse(w)
 	}
 	if w == nil {
 		panic("forkjoin: Join with a nil *Worker")
 	}
 	joinFork.Join(w, a, b)
+}
+
+// joinMisuse panics for a Join given a nil function or a nil Worker.
+func joinMisuse(w *Worker) {
+	if w == nil {
+		panic("forkjoin: Join with a nil *Worker (pass the Worker of the task that calls Join)")
+	}
+	panic("forkjoin: Join with a nil function")
 }
 
 var joinFork = NewFork(func(w *Worker, f func(w *Worker)) struct{} {

@@ -206,7 +206,12 @@ type GraphNode[T any] struct {
 	val T
 }
 
-func (gn *GraphNode[T]) node() *graphNode { return &gn.n }
+func (gn *GraphNode[T]) node() *graphNode {
+	if gn == nil {
+		return nil
+	}
+	return &gn.n
+}
 
 // AddNode adds a task to g that runs fn once every node of deps has
 // finished successfully; fn may read their results with Value. deps must
@@ -235,6 +240,9 @@ func AddNode[T any](g *Graph, fn func(w *Worker) (T, error), deps []Dep, opts ..
 		g.takeScratch()
 	}
 	for _, d := range deps {
+		if d == nil || d.node() == nil {
+			panic("forkjoin: AddNode with a nil dependency")
+		}
 		// A node of g is g.nodes[its index]: this also refuses a node
 		// of another Graph (and a GraphNode not made by AddNode).
 		if dn := d.node(); int(dn.index) >= len(g.nodes) || g.nodes[dn.index] != dn {
@@ -387,11 +395,18 @@ func (g *Graph) Run(p *pool.Pool) error { return g.RunCtx(context.Background(), 
 // context's error is among the errors returned once, however many nodes it
 // skipped; if every node ran to its end, RunCtx returns what Run would.
 func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
+	if g == nil {
+		panic("forkjoin: Run on a nil *Graph")
+	}
 	if ctx == nil {
 		panic("forkjoin: Graph.RunCtx with a nil context")
 	}
 	if p == nil {
+		// Even for an empty graph: the pool is checked as for any other.
 		panic("forkjoin: Graph.Run with a nil *pool.Pool")
+	}
+	if p.Closed() {
+		panic("forkjoin: use of a closed pool")
 	}
 	if !g.running.CompareAndSwap(false, true) {
 		panic("forkjoin: Graph.Run while a Run of the same Graph is under way")

@@ -532,6 +532,7 @@ func (h *Handle[T]) over(_ *Worker, err error) {
 // parallelism 1), a task runs only when some goroutine Joins, Waits, runs
 // work on the pool or closes it.
 func (h *Handle[T]) Done() <-chan struct{} {
+	h.check()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ch == nil {
@@ -556,6 +557,7 @@ func (h *Handle[T]) Join() (T, error) {
 // Wait is Join with a context: it returns ctx.Err() if ctx is done before
 // the task is over (the task itself goes on).
 func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
+	h.check()
 	if ctx == nil {
 		panic("forkjoin: Handle.Wait with a nil context")
 	}
@@ -580,6 +582,12 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 		}
 	}
 	return h.val, h.err
+}
+
+func (h *Handle[T]) check() {
+	if h == nil {
+		panic("forkjoin: Join, Wait or Done on a nil *Handle")
+	}
 }
 
 // testHookBeforeHelp, if set (by tests only), runs in Handle.Wait between
