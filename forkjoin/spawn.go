@@ -554,31 +554,48 @@ func (h *Handle[T]) Join() (T, error) {
 	return h.Wait(context.Background())
 }
 
-// Wait is Join with a context: it returns ctx.Err() if ctx is done before
-// the task is over (the task itself goes on).
+// Wait is Join with a context: it returns ctx.Err() as soon as ctx is
+// done, if the task is not over by then (the task itself goes on; Join or
+// Wait again collects its result). With a context that can be done, Wait
+// does not run tasks while it waits, since it could not leave one when ctx
+// ends: it parks until the task is over or ctx is done. So on a pool whose
+// workers could not start (or of parallelism 1) the task runs only when
+// some goroutine Joins, runs work on the pool or closes it, as for Done. A
+// context that is never done (context.Background) makes Wait a Join.
 func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 	h.check()
 	if ctx == nil {
 		panic("forkjoin: Handle.Wait with a nil context")
 	}
 	if !h.done.Done() {
+		if ctx.Done() != nil {
+			return h.park(ctx)
+		}
 		if testHookBeforeHelp != nil {
 			testHookBeforeHelp()
 		}
 		// On the task's scheduler, not through its pool: if the task ends
 		// now and Close runs to its end before the line below, the pool
 		// is closed, and helping must find the task over, not panic.
-		err := runOn(ctx, h.st.rs.sched, func(w *Worker) error {
+		runOn(nil, h.st.rs.sched, func(w *Worker) error {
 			h.done.waiter.Store(w)
-			w.helpUntil(func() bool { return h.done.Done() || ctx.Err() != nil }, nil)
+			w.helpUntil(h.done.Done, nil)
 			return nil
 		})
+	}
+	return h.val, h.err
+}
+
+// park is Wait with a context that can be done: it waits, running
+// nothing, for the task's end or ctx's, and prefers the task's result when
+// both are there.
+func (h *Handle[T]) park(ctx context.Context) (T, error) {
+	select {
+	case <-h.Done():
+	case <-ctx.Done():
 		if !h.done.Done() {
 			var zero T
-			if err == nil {
-				err = ctx.Err()
-			}
-			return zero, err
+			return zero, ctx.Err()
 		}
 	}
 	return h.val, h.err

@@ -1,6 +1,7 @@
 package forkjoin
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -141,5 +142,71 @@ func TestJoinWhileClosing(t *testing.T) {
 	defer func() { testHookBeforeHelp = nil }()
 	if v, err := h.Join(); v != 7 || err != nil {
 		t.Fatalf("Join = %d, %v; want 7, nil", v, err)
+	}
+}
+
+// TestWaitCtxLongTask is the scenario: a task that runs for a
+// second, awaited with a context that ends after 20 ms. Wait returns the
+// context's error while the task still runs (it must not run the task, or
+// any other, in its place), and the task's result is there for Join after.
+func TestWaitCtxLongTask(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	var over atomic.Bool
+	h := Spawn(p, func(w *Worker) (int, error) {
+		time.Sleep(time.Second) // the task's work, not a synchronisation
+		over.Store(true)
+		return 7, nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	v, err := h.Wait(ctx)
+	if over.Load() || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait = %d, %v (task over: %v); want the context's error before the task is over", v, err, over.Load())
+	}
+	if v, err := h.Join(); v != 7 || err != nil {
+		t.Fatalf("Join after the Wait = %d, %v; want 7, <nil>", v, err)
+	}
+}
+
+// TestWaitCtxTaskNeedsCaller: a task that blocks until the caller acts
+// after its Wait returns. Wait must return when its context ends (it must
+// not be the goroutine running that task), at every parallelism,
+// including 1, where no worker runs the task until the Join after.
+func TestWaitCtxTaskNeedsCaller(t *testing.T) {
+	leakcheck.Check(t)
+	for _, n := range []int{1, 2} {
+		p := pool.New(n)
+		release := make(chan struct{})
+		h := Spawn(p, func(w *Worker) (int, error) {
+			<-release
+			return 7, nil
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		waited := make(chan error, 1)
+		go func() {
+			_, err := h.Wait(ctx)
+			waited <- err
+		}()
+		select {
+		case err := <-waited:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("p=%d: Wait = %v, want the context's error", n, err)
+			}
+		case <-time.After(10 * time.Second): // a deadlock's bound, not a timing
+			t.Errorf("p=%d: Wait did not return 10 s after its context ended", n)
+			close(release)
+			<-waited
+			release = nil
+		}
+		if release != nil {
+			close(release)
+		}
+		if v, err := h.Join(); v != 7 || err != nil {
+			t.Errorf("p=%d: Join = %d, %v; want 7, <nil>", n, v, err)
+		}
+		cancel()
+		p.Close()
 	}
 }
