@@ -137,6 +137,9 @@ func newScheduler(p *pool.Pool) pool.Attachment {
 
 // Close unpins the scheduler. Called by Pool.Close.
 func (s *scheduler) Close() {
+	if s.runInProgress() && onRunStack() {
+		panic(errCloseInRun)
+	}
 	s.drain()
 	s.mu.Lock()
 	s.closed = true

@@ -62,6 +62,7 @@ type Pool struct {
 	spawnBlockedAt int64          // run count at the last spawn failure, or -1; under mu
 	closeDone      chan struct{}
 	closing        bool
+	closer         uint64 // the id of the goroutine running Close; under mu
 	wg             sync.WaitGroup
 
 	attached atomic.Pointer[[]attachment] // copy-on-write; written under mu
@@ -74,6 +75,7 @@ type Pool struct {
 
 // workerState holds one worker's counters; each on a line of its own.
 type workerState struct {
+	goid    atomic.Uint64 // the worker goroutine's id (goid.go), for Close's check
 	parks   atomic.Int64
 	wakeups atomic.Int64
 	_       cacheline.Pad
@@ -284,6 +286,7 @@ func (p *Pool) spawnWorker(id int, ws *workerState) (err error) {
 }
 
 func (p *Pool) workerLoop(id int, ws *workerState) {
+	ws.goid.Store(goid())
 	exited := true // until the loop returns: a runtime.Goexit in a job leaves it set
 	defer func() {
 		if exited {
@@ -400,24 +403,35 @@ func (p *Pool) Closed() bool {
 // Parallelism, Workers, WorkersAlive) still answers.
 //
 // Close must not be called from work running on the pool (a task, a fork,
-// a callback of a fold): it waits for that work, and for the worker
-// running it, so it would wait for itself.
+// a callback of a fold, a Run's root): it waits for that work, so it would
+// wait for itself. Such a call panics at once, saying so, and leaves the
+// pool open: on one of the pool's workers, on the goroutine of a Close
+// that is running the pool's remaining tasks, and (checked by the layer
+// that runs work on the goroutine: forkjoin) on a goroutine inside a run of
+// the pool. See docs/guarantees.md.
 func (p *Pool) Close() {
 	p.check()
+	me := goid()
 	p.mu.Lock()
+	for _, ws := range p.workers {
+		if ws.goid.Load() == me {
+			p.mu.Unlock()
+			panic(errCloseInside)
+		}
+	}
 	if p.closing {
+		closer := p.closer
 		p.mu.Unlock()
+		if closer == me {
+			panic(errCloseInside) // a task the closing goroutine runs
+		}
 		<-p.closeDone
 		return
 	}
-	p.closing = true
+	p.closing, p.closer = true, me
 	p.mu.Unlock()
 
-	if as := p.attached.Load(); as != nil {
-		for i := len(*as) - 1; i >= 0; i-- {
-			(*as)[i].val.Close()
-		}
-	}
+	p.closeAttached()
 	p.closed.Store(true)
 	if p.disp.Pinned() == nil {
 		// Wait for a Dispatch in progress: its turn ends after its latch.
@@ -428,6 +442,29 @@ func (p *Pool) Close() {
 	p.wake.NotifyAll()
 	p.wg.Wait()
 	close(p.closeDone)
+}
+
+// errCloseInside is Close's panic when called from the pool's own work.
+const errCloseInside = "pool: Close called from work running on the pool (a task, a fork, a callback, a Run's root): Close waits for that work, so it would wait for itself"
+
+// closeAttached closes the attached layers, newest first. A layer's Close
+// that panics (forkjoin's, called from inside one of its runs) leaves the
+// pool open, as it found it.
+func (p *Pool) closeAttached() {
+	ok := false
+	defer func() {
+		if !ok {
+			p.mu.Lock()
+			p.closing, p.closer = false, 0
+			p.mu.Unlock()
+		}
+	}()
+	if as := p.attached.Load(); as != nil {
+		for i := len(*as) - 1; i >= 0; i-- {
+			(*as)[i].val.Close()
+		}
+	}
+	ok = true
 }
 
 // quiesceJob is pinned for an instant by Close to wait for the end of a

@@ -1,0 +1,52 @@
+package forkjoin
+
+import (
+	"reflect"
+	"runtime"
+)
+
+// errCloseInRun is Pool.Close's panic when called on a goroutine that is
+// inside a run of the pool (pool.Close itself catches the pool's workers).
+const errCloseInRun = "forkjoin: Pool.Close called from inside a run of the pool (a Run's root, a For body, a fold callback, or a task helped with in Join or Wait): Close waits for that work, so it would wait for itself"
+
+// runInProgress reports whether some caller is inside a run of s now.
+func (s *scheduler) runInProgress() bool {
+	for _, w := range *s.parts.Load() {
+		if w.poolIndex < 0 && w.inUse.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// runOnName is the name runtime frames give runOn, where every run on a
+// caller's goroutine (Run, RunCtx, a fold, Join and Wait's helping) starts.
+var runOnName = runtime.FuncForPC(reflect.ValueOf(runOn).Pointer()).Name()
+
+// onRunStack reports whether the calling goroutine is inside a run: a
+// frame of runOn is on its stack. It walks the whole stack: for Close only.
+// It cannot tell which pool the run is on: Close of a pool called inside a
+// run of another pool, while a third goroutine runs on the first, is taken
+// for a Close from inside (closing a pool under a run in progress is a
+// misuse in any case).
+func onRunStack() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(2, pcs)
+		if n < len(pcs) {
+			pcs = pcs[:n]
+			break
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if f.Function == runOnName {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
