@@ -748,9 +748,6 @@ func Join(w *Worker, a, b func(w *Worker)) {
 	if a == nil || b == nil || w == nil {
 		joinMisuse(w)
 	}
-	if w == nil {
-		panic("forkjoin: Join with a nil *Worker")
-	}
 	joinFork.Join(w, a, b)
 }
 
