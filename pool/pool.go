@@ -62,7 +62,7 @@ type Pool struct {
 	spawnBlockedAt int64          // run count at the last spawn failure, or -1; under mu
 	closeDone      chan struct{}
 	closing        bool
-	closer         uint64 // the id of the goroutine running Close; under mu
+	closer         uint64 // the id of the goroutine running Close, until it returns; under mu
 	wg             sync.WaitGroup
 
 	attached atomic.Pointer[[]attachment] // copy-on-write; written under mu
@@ -441,6 +441,9 @@ func (p *Pool) Close() {
 	p.stopping.Store(true)
 	p.wake.NotifyAll()
 	p.wg.Wait()
+	p.mu.Lock()
+	p.closer = 0 // a Close after this one is a no-op, from any goroutine
+	p.mu.Unlock()
 	close(p.closeDone)
 }
 
