@@ -14,8 +14,7 @@ import (
 // the same benchmark, and reports the pool's steals and parks per run.
 // The tree is implicit (node x has children bf*x+1 .. bf*x+bf below n) and
 // the work is a spin loop, as in the bench program: init, accumulate (per
-// child), finalize and children iterations per node. It is how the
-// session-7 scheduling faults were found (docs/BENCHMARKS.md, Folds).
+// child), finalize and children iterations per node.
 func BenchmarkCell(b *testing.B) {
 	for _, c := range []struct {
 		name                     string
@@ -79,7 +78,7 @@ func BenchmarkCell(b *testing.B) {
 // fold now and then, and as the bench program's samples of one run do.
 // The shape is the bench program's noop row: bf 8, 10^5 nodes, an implicit
 // tree. Cold runs are bimodal on virtual machines (docs/BENCHMARKS.md,
-// Folds), so the median run is reported beside the mean.
+// "Cold runs"), so the median run is reported beside the mean.
 func BenchmarkColdRun(b *testing.B) {
 	const bf, n = 8, 100_000
 	children := func(x int, yield func(int) bool) {

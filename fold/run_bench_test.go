@@ -11,8 +11,8 @@ import (
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
-// BenchmarkRun compares fold.Run with fold.Seq in the same run, on the
-// workloads of issue 4: noop on a complete 8-ary tree of 2×10^5 nodes and
+// BenchmarkRun compares fold.Run with fold.Seq in the same run, on two
+// workloads: noop on a complete 8-ary tree of 2×10^5 nodes and
 // sum on a perfect binary tree of 2^20-1 nodes, at parallelism 1 and 2.
 func BenchmarkRun(b *testing.B) {
 	children := tree.FromSlice(kidsOf)

@@ -425,7 +425,7 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 }
 
 // TestNilContext: RunCtx refuses a nil context with a message naming
-// itself (it used to be the core's, naming forkjoin.RunCtx).
+// itself, not the core's forkjoin.RunCtx.
 func TestNilContext(t *testing.T) {
 	leaf := tree.Treeish[int](func(int, func(int) bool) {})
 	pool.With(1, func(p *pool.Pool) {

@@ -124,8 +124,8 @@ func (q *ringQueue) dropTaken() {
 // struct, which its end empties, scopeTask.over) keeps nothing of the
 // user's alive, so it need not be cleared. Clearing a slot the thieves read
 // is a write to a line the other core holds: clearing the 2,000 slots of a
-// Scope of 2,000 small tasks was nearly all of the 5 µs between the Scope's
-// end and its Run's (BENCHMARKS.md, Tasks, "Session 16"). The invariant,
+// Scope of 2,000 small tasks would take ~5 µs between the Scope's end and
+// its Run's, more than the Scope's own end. The invariant,
 // kept by the owner between pushes:
 //
 //   - a slot whose last write was for an index outside [lo, hw) is empty

@@ -13,9 +13,9 @@ import (
 // when it thinks no worker can run the tasks (helpWanted, set when a task
 // was submitted while no worker was alive). Helping, it parks when there
 // is nothing left to take, while a worker runs the last task. The end of
-// that task, which brings pending to zero, must wake it. Before, only the
-// drain's other way of waiting was notified, and Close hung for good (it
-// did on CI, inside TestCloseWithConcurrentSpawns under -race).
+// that task, which brings pending to zero, must wake it: if only the
+// drain's other way of waiting were notified, Close would hang for good
+// (as it can inside TestCloseWithConcurrentSpawns under -race).
 func TestDrainHelperWokenByLastTask(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)

@@ -16,8 +16,8 @@ import (
 // the usual way) ends the goroutine running it; nothing can stop that. What
 // the core owes: the task is reported failed with ErrGoexit instead of
 // never finishing, a pool worker is replaced, a caller's Worker is given
-// back, and Close and later runs work as before. Before, each case below
-// hung, in Join, Run or Close.
+// back, and Close and later runs work as before. Without that, each case
+// below would hang, in Join, Run or Close.
 
 // isGoexit reports whether err is the *PanicError of a Goexit.
 func isGoexit(err error) bool {

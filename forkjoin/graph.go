@@ -25,8 +25,7 @@ package forkjoin
 // and gives it back, zeroed again, when Run returns; a bigger one keeps its
 // own for its next run. So a graph built for every run pays for its nodes'
 // run state once for all the runs (until collections drop the pool), not
-// once per build: the dependency_graph benchmark's 1 → 200 → 1 allocated
-// 192 bytes a node before, 72 now (see docs/BENCHMARKS.md).
+// once per build.
 //
 // Nodes are carved out of chunks the graph allocates per result type (8,
 // 16, ... up to graphChunkMax nodes at once), so building n nodes costs

@@ -264,8 +264,7 @@ func TestScopeFunctionPanicWaits(t *testing.T) {
 // TestCloseWithConcurrentSpawns: goroutines outside the pool spawn while
 // Close runs. Each Spawn either returns a handle whose task has run by the
 // time Close returns, or, once Close has run every task, panics saying the
-// pool is closed. Before, a Spawn in between returned a handle whose task
-// never ran.
+// pool is closed; never a handle whose task does not run.
 func TestCloseWithConcurrentSpawns(t *testing.T) {
 	leakcheck.Check(t)
 	for round := 0; round < 10; round++ {

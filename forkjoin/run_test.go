@@ -311,8 +311,8 @@ func TestPanicInjection(t *testing.T) {
 // TestPanicWhileSiblingStolen: a task panics while its sibling, stolen by
 // another participant, is still running, and other runs keep the pool
 // busy. The sibling runs exactly once, and no other run is disturbed.
-// (Regression: a worker abandoning the panicked frames used to publish the
-// stolen sibling again when a task it helped with forked.)
+// (It guards against a worker that abandons the panicked frames publishing
+// the stolen sibling again when a task it helps with forks.)
 func TestPanicWhileSiblingStolen(t *testing.T) {
 	leakcheck.Check(t)
 	var c int64

@@ -734,10 +734,9 @@ func (sp *Spawner) recordFailure(err error) {
 // context, prio, ctxDone, scope and fn) lies in the second line
 // (TestScopeTaskSpawnLine); and over leaves the struct as makeFor did,
 // clearing the rest. On a cold cache each line a spawn writes is a miss,
-// which a locked instruction after it waits for (the queue's publication
-// of the task was one until session 15; see publish): writing both lines
-// made Spawn the slowest part of a burst of small tasks (BENCHMARKS.md,
-// Tasks, "Session 14").
+// which a locked instruction after it (the queue's atomic publication of
+// the task) waits for: writing both lines makes Spawn the slowest part of
+// a burst of small tasks.
 type scopeTask struct {
 	st spawnTask // first field
 	fn func(w *Worker)

@@ -34,9 +34,9 @@ func withinMinute(t *testing.T, what string, f func()) {
 // TestWaitFindsTasksUnderPublishedForks: a frame Pushes Tasks, forks in
 // between (a thief's request publishes each fork above the Task before
 // it), then Waits for what the Tasks signal. With no worker to steal
-// (their starts fail), only the waiter can run the Tasks. Before, Wait
-// looked at the bottom of its deque only, found a fork there, and parked
-// for ever (found by a helper auditing the waits, session 11).
+// (their starts fail), only the waiter can run the Tasks. A Wait that
+// looked at the bottom of its deque only would find a fork there and park
+// for ever.
 func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2, pool.WithSpawn(func(func()) error { return errors.New("no workers here") }))

@@ -455,8 +455,8 @@ func (w *Worker) serve() {
 // count is kept in a plain field and published in batches (at most
 // statsBatch apart, and whenever w stops running tasks: a pool worker
 // before it searches, a caller when its Run ends), because an atomic add
-// per task is a locked instruction, 3–7% of an empty spawned task's cost
-// (docs/BENCHMARKS.md, Tasks, "Session 14"). Stats.Tasks may therefore lag
+// per task is a locked instruction, 3–7% of an empty spawned task's cost.
+// Stats.Tasks may therefore lag
 // while tasks run, and is exact once the pool is idle.
 func (w *Worker) publishTasks() {
 	if w.tasksRun != 0 {

@@ -215,9 +215,9 @@ func TestWorkRequestStands(t *testing.T) {
 
 // TestWorkRequestAfterPush: a thief that took the task a Push answered a
 // request with, and finished it before the owner looked again, asks again
-// and the owner's next look reports it. (The Push used to leave the poll
-// flag down until that look, which then took it as the old, answered
-// request: the thief, finding the flag down, did not ask, and parked while
+// and the owner's next look reports it. (A Push that left the poll flag
+// down until that look would have it taken as the old, answered request:
+// the thief, finding the flag down, would not ask, and would park while
 // the owner, in a walk's long callbacks, had work for it.)
 func TestWorkRequestAfterPush(t *testing.T) {
 	leakcheck.Check(t)
