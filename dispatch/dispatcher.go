@@ -172,9 +172,6 @@ func (d *Dispatcher) Unpin() {
 // Pinned reports the pinned job, or nil.
 func (d *Dispatcher) Pinned() *Job { return d.pinned.Load() }
 
-// Published reports the job that Serve would call now, or nil.
-func (d *Dispatcher) Published() *Job { return d.job.Load() }
-
 func (d *Dispatcher) publish(job *Job) {
 	d.panicked.Store(nil)
 	d.job.Store(job)
@@ -259,6 +256,3 @@ func (d *Dispatcher) countOut() {
 		d.latch.NotifyAll()
 	}
 }
-
-// InJob reports how many workers are inside a job now (a snapshot).
-func (d *Dispatcher) InJob() int { return int(d.inJob.Load()) }

@@ -190,7 +190,7 @@ func TestDispatcherLatchWaitsForALongJob(t *testing.T) {
 	}
 	close(release)
 	if !pollUntil(returned.Load) {
-		t.Fatalf("Dispatch still latched %v after the worker left (InJob() = %d)", stuckAfter, d.InJob())
+		t.Fatalf("Dispatch still latched %v after the worker left (InJob() = %d)", stuckAfter, dispatch.InJob(&d))
 	}
 	if !leftAtReturn.Load() {
 		t.Fatal("Dispatch returned before the worker left the job")
@@ -202,10 +202,10 @@ func TestDispatcherServeWithoutJob(t *testing.T) {
 	if d.Serve(0) {
 		t.Fatal("Serve reported a call with no job published")
 	}
-	if n := d.InJob(); n != 0 {
+	if n := dispatch.InJob(&d); n != 0 {
 		t.Fatalf("InJob() = %d after Serve returned", n)
 	}
-	if d.Published() != nil || d.Pinned() != nil {
+	if dispatch.Published(&d) != nil || d.Pinned() != nil {
 		t.Fatal("zero Dispatcher has a published or pinned job")
 	}
 }
@@ -234,7 +234,7 @@ func TestDispatcherWorkerPanicIsReraised(t *testing.T) {
 			}
 		})
 	}, val, "panicInWorker")
-	if d.Published() != nil {
+	if dispatch.Published(&d) != nil {
 		t.Fatal("the job is still published after the re-raised panic")
 	}
 
@@ -269,7 +269,7 @@ func TestDispatcherBodyPanicSealsAndLatches(t *testing.T) {
 	if r != val {
 		t.Fatalf("recovered %v (%T), want the body's original value", r, r)
 	}
-	if d.Published() != nil {
+	if dispatch.Published(&d) != nil {
 		t.Fatal("job still published after the body's panic: not sealed")
 	}
 	if n := inside.Load(); n != 0 {
@@ -317,7 +317,7 @@ func TestDispatcherPinUnpin(t *testing.T) {
 	var entered atomic.Int64
 	job := &dispatch.Job{Call: func(unsafe.Pointer, int) { entered.Add(1) }}
 	d.Pin(job)
-	if d.Pinned() != job || d.Published() != job {
+	if d.Pinned() != job || dispatch.Published(&d) != job {
 		t.Fatal("Pin did not publish the job")
 	}
 	ws.Wake()
@@ -328,7 +328,7 @@ func TestDispatcherPinUnpin(t *testing.T) {
 		d.Dispatch(&dispatch.Job{Call: func(unsafe.Pointer, int) {}}, ws.Wake, nil)
 	}, "pinned")
 	d.Unpin()
-	if d.Pinned() != nil || d.Published() != nil {
+	if d.Pinned() != nil || dispatch.Published(&d) != nil {
 		t.Fatal("Unpin did not seal the job")
 	}
 	mustPanicWith(t, "Unpin without Pin", d.Unpin, "Unpin without Pin")
@@ -460,7 +460,7 @@ func TestDispatchersTakeTurns(t *testing.T) {
 					if active.Add(1) != 1 {
 						overlaps.Add(1)
 					}
-					if d.Published() != &job {
+					if dispatch.Published(&d) != &job {
 						wrong.Add(1)
 					}
 					active.Add(-1)

@@ -41,8 +41,8 @@ func Example() {
 		Data: unsafe.Pointer(wl),
 	}
 	d.Dispatch(&job, wake, wl.work)
-	fmt.Println(wl.lengths, "published:", d.Published())
-	// Output: [7 4 4 5] published: <nil>
+	fmt.Println(wl.lengths)
+	// Output: [7 4 4 5]
 }
 
 // Pinned tells a Dispatch-published job from a pinned one. A layer that
@@ -66,22 +66,6 @@ func ExampleDispatcher_Pinned() {
 	// during a Dispatch, pinned: <nil>
 }
 
-// Published is the job a worker entering Serve would call: the job from
-// publish to seal, nil before and after.
-func ExampleDispatcher_Published() {
-	var d dispatch.Dispatcher
-	job := &dispatch.Job{Call: func(unsafe.Pointer, int) {}}
-	fmt.Println("before:", d.Published())
-	d.Dispatch(job, nil, func() {
-		fmt.Println("during:", d.Published() == job)
-	})
-	fmt.Println("after:", d.Published())
-	// Output:
-	// before: <nil>
-	// during: true
-	// after: <nil>
-}
-
 // Unpin waits for the workers inside the pinned job: here it returns only
 // once the worker has finished its sum, which can then be read safely.
 func ExampleDispatcher_Unpin() {
@@ -98,10 +82,10 @@ func ExampleDispatcher_Unpin() {
 	go func() { served <- d.Serve(0) }() // a worker
 	<-inside
 	d.Unpin() // seals, then waits until the worker has left the job
-	fmt.Println("sum:", sum, "in job:", d.InJob())
+	fmt.Println("sum:", sum)
 	fmt.Println("served:", <-served)
 	// Output:
-	// sum: 5050 in job: 0
+	// sum: 5050
 	// served: true
 }
 

@@ -204,30 +204,30 @@ func ExampleDispatcher_Pin() {
 	var entered atomic.Int64
 	job := &dispatch.Job{Call: func(unsafe.Pointer, int) { entered.Add(1) }}
 	d.Pin(job)
-	fmt.Println("pinned:", d.Pinned() == job, "published:", d.Published() == job)
+	fmt.Println("pinned:", d.Pinned() == job)
 	wake() // the worker enters the pinned job
 	for entered.Load() == 0 {
 		runtime.Gosched()
 	}
 	d.Unpin()
-	fmt.Println("after Unpin:", d.Pinned(), d.Published())
+	fmt.Println("after Unpin:", d.Pinned())
 	// Output:
-	// pinned: true published: true
-	// after Unpin: <nil> <nil>
+	// pinned: true
+	// after Unpin: <nil>
 }
 
 // Serve is the worker's side of the lifecycle; with nothing published it
 // counts in and out and reports that it called nothing.
 func ExampleDispatcher_Serve() {
 	var d dispatch.Dispatcher
-	fmt.Println("served:", d.Serve(0), "in job:", d.InJob())
+	fmt.Println("served:", d.Serve(0))
 
 	job := &dispatch.Job{Call: func(_ unsafe.Pointer, worker int) { fmt.Println("worker", worker, "in the job") }}
 	d.Pin(job)
 	fmt.Println("served:", d.Serve(1))
 	d.Unpin()
 	// Output:
-	// served: false in job: 0
+	// served: false
 	// worker 1 in the job
 	// served: true
 }
@@ -300,27 +300,6 @@ func ExampleEventCount_NotifyAll() {
 	wg.Wait()
 	fmt.Println("woke:", woke.Load())
 	// Output: woke: 4
-}
-
-// InJob counts the workers inside a job: here one, held until released.
-func ExampleDispatcher_InJob() {
-	var d dispatch.Dispatcher
-	release := make(chan struct{})
-	inside := make(chan struct{})
-	d.Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {
-		close(inside)
-		<-release
-	}})
-	done := make(chan bool)
-	go func() { done <- d.Serve(0) }() // a worker
-	<-inside
-	fmt.Println("in job:", d.InJob())
-	close(release)
-	fmt.Println("served:", <-done, "in job:", d.InJob())
-	d.Unpin()
-	// Output:
-	// in job: 1
-	// served: true in job: 0
 }
 
 // A panic with an error value stays visible to errors.Is and errors.As.

@@ -135,13 +135,12 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 // may have been closed since its task ended (then its look finds the task
 // over at once).
 func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
-	p := s.pool
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	p.CountRun()
+	s.layer.CountRun()
 	r := &runState{ctx: ctx, sched: s}
 	w := s.acquireCaller()
 	w.run = r

@@ -58,11 +58,13 @@ import (
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
 	"github.com/forkjoin-go/forkjoin/internal/knobs"
+	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
 type scheduler struct {
 	pool       *pool.Pool
+	layer      poolcore.Pool[pool.Pool] // the pool's layer view: Pin, WakeOne, ...
 	maxWorkers int
 	job        dispatch.Job
 
@@ -119,11 +121,11 @@ func schedulerOf(p *pool.Pool) *scheduler {
 	if p.Closed() {
 		panic("forkjoin: use of a closed pool")
 	}
-	return p.Attach(schedKey{}, newScheduler).(*scheduler)
+	return poolcore.Of(p).Attach(schedKey{}, newScheduler).(*scheduler)
 }
 
-func newScheduler(p *pool.Pool) pool.Attachment {
-	s := &scheduler{pool: p, maxWorkers: p.Workers()}
+func newScheduler(p *pool.Pool) poolcore.Attachment {
+	s := &scheduler{pool: p, layer: poolcore.Of(p), maxWorkers: p.Workers()}
 	s.lifo.Store(knobs.LIFOSlot.Load()) // off, but in benchmarks that measure it
 	if s.maxWorkers > countMask {
 		s.maxWorkers = countMask
@@ -131,7 +133,7 @@ func newScheduler(p *pool.Pool) pool.Attachment {
 	empty := []*Worker{}
 	s.parts.Store(&empty)
 	s.job = dispatch.Job{Call: workerEntry, Data: unsafe.Pointer(s)}
-	p.Pin(&s.job)
+	s.layer.Pin(&s.job)
 	return s
 }
 
@@ -144,7 +146,7 @@ func (s *scheduler) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	s.pool.Unpin()
+	s.layer.Unpin()
 	// Every task is over: let the collector have the free scope tasks
 	// kept for later Runs (spawn.go, spareTasks).
 	for _, w := range *s.parts.Load() {
@@ -255,7 +257,7 @@ func (s *scheduler) wake() {
 			s.state.Add(^uint64(wakingBit - 1)) // nobody will absorb it
 		}
 	}()
-	woken = s.pool.WakeOne()
+	woken = s.layer.WakeOne()
 }
 
 // enter: a pool worker arrives: active and searching, absorbing a wake-up.

@@ -7,11 +7,10 @@
 //		forkjoin.Run(p, func(w *forkjoin.Worker) { ... })
 //	})
 //
-// Most programs only create a pool and hand it to the forkjoin, fold and
-// tree packages. The lower-level methods (Dispatch, Pin, WakeOne, Attach)
-// are what those layers are built on: Dispatch runs a dispatch.Job on the
-// workers while the caller works too, and returns only when no worker is
-// inside the job any more.
+// A program creates a pool, hands it to the forkjoin, fold and tree
+// packages, reads its Stats, and closes it. How those packages run their
+// work on the workers (the dispatch.Job, the work-stealing scheduler kept
+// on the pool) is internal to this module.
 //
 // Guarantees: no goroutine of a pool outlives With or Close; a pool that was
 // never used started none; a worker that cannot be started (see WithSpawn)

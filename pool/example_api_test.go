@@ -61,51 +61,18 @@ func ExamplePool() {
 	// Output: [500 334 250]
 }
 
-// layer is the per-pool state of a layer above the pool: it reports its
-// counter through AddStats and is closed by the pool's Close.
-type layer struct {
-	name  string
-	tasks int64
-}
-
-func (l *layer) Close()                  { fmt.Println("close", l.name) }
-func (l *layer) AddStats(st *pool.Stats) { st.Tasks += l.tasks }
-
-// layerKey keys a layer's attachment; an unexported key type keeps other
-// packages from colliding with it.
-type layerKey string
-
-// Each layer keeps its state on the pool as an Attachment. Stats adds up
-// what every layer reports, and Close closes the layers in reverse order of
-// attachment, before it stops the workers.
-func ExampleAttachment() {
-	p := pool.New(2)
-	for _, name := range []string{"first", "second"} {
-		p.Attach(layerKey(name), func(*pool.Pool) pool.Attachment {
-			return &layer{name: name, tasks: 5}
-		})
-	}
-	fmt.Println("tasks:", p.Stats().Tasks)
-	p.Close()
-	// Output:
-	// tasks: 10
-	// close second
-	// close first
-}
-
-// Workers start lazily: none before the first work, all of them once a
-// Dispatch has needed them, and none after Close.
+// Workers start lazily: none before the first work, as many as the work
+// needs (at most Workers) once it runs, and none after Close.
 func ExamplePool_WorkersAlive() {
 	p := pool.New(3)
 	fmt.Println("before any work:", p.WorkersAlive())
-	s := &squares{out: make([]int64, 100)}
-	p.Dispatch(s.job(), s.work) // Dispatch starts every worker
-	fmt.Println("after a Dispatch:", p.WorkersAlive())
+	sumOfSquares(p, 100000)
+	fmt.Println("after a run, at most 2:", p.WorkersAlive() <= p.Workers())
 	p.Close()
 	fmt.Println("after Close:", p.WorkersAlive())
 	// Output:
 	// before any work: 0
-	// after a Dispatch: 2
+	// after a run, at most 2: true
 	// after Close: 0
 }
 

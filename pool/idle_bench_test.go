@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -44,7 +45,7 @@ func BenchmarkIdleCPU(b *testing.B) {
 				for r := 0; r < 1000; r++ {
 					c.next.Store(0)
 					if p != nil {
-						p.Dispatch(&c.job, func() { c.work(false) })
+						poolcore.Of(p).Dispatch(&c.job, func() { c.work(false) })
 					} else {
 						c.work(false)
 					}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 )
 
 // Pool is a set of persistent worker goroutines plus the goroutine that
@@ -83,18 +84,11 @@ type workerState struct {
 
 type attachment struct {
 	key any
-	val Attachment
+	val poolcore.Attachment
 }
 
-// Attachment is per-pool state that a layer above keeps on the pool (the
-// work-stealing core keeps its scheduler here). Close calls each
-// attachment's Close, in reverse order of attachment, before stopping the
-// workers.
-type Attachment interface {
-	// Close finishes the layer's work on the pool; when it returns the
-	// layer no longer needs the workers.
-	Close()
-	// AddStats adds the layer's counters to s.
+// statsAdder is an attachment that adds its counters to Stats.
+type statsAdder interface {
 	AddStats(s *Stats)
 }
 
@@ -170,67 +164,6 @@ func (p *Pool) checkOpen(what string) {
 	if p.closed.Load() {
 		panic("pool: " + what + " on a closed pool")
 	}
-}
-
-// Dispatch runs job on the pool's workers while the calling goroutine runs
-// body: it publishes job, starts or wakes every worker, runs body, then
-// seals the job and waits until no worker is inside it (see package
-// dispatch). When Dispatch returns, no worker touches job or its data.
-//
-// Each worker calls job.Call at most once per wake-up and may call it while
-// body is still running or not at all (a pool of parallelism 1 has no
-// workers; a worker that could not be started does not run). Dispatches on
-// one pool take turns. A panic in body or in a worker's call is re-raised
-// on the caller after the latch, the latter as a *dispatch.PanicError.
-//
-// Dispatch on a pool whose workers a layer has pinned (the work-stealing
-// core pins its scheduler from first use until Close) panics with a clear
-// message; Dispatch on a closed pool panics.
-func (p *Pool) Dispatch(job *dispatch.Job, body func()) {
-	p.checkOpen("Dispatch")
-	p.runs.Add(1)
-	p.disp.Dispatch(job, p.wakeAll, body)
-}
-
-// Pin publishes job for a layer that runs its own scheduler on the workers
-// until Unpin: workers enter it whenever they are woken (WakeOne) and leave
-// it when it returns. It waits for a Dispatch in progress to end.
-func (p *Pool) Pin(job *dispatch.Job) {
-	p.checkOpen("Pin")
-	p.disp.Pin(job)
-}
-
-// Unpin seals and latches the pinned job; when it returns no worker is
-// inside it.
-func (p *Pool) Unpin() {
-	p.check()
-	p.disp.Unpin()
-}
-
-// CountRun records that a run began (for Stats and for retrying failed
-// worker starts). Layers that run work on a pinned job call it once per run.
-func (p *Pool) CountRun() {
-	p.check()
-	p.runs.Add(1)
-}
-
-// WakeOne makes one more worker enter the published job: it wakes a parked
-// worker or, if none is parked and fewer than n-1 are running, starts one.
-// It reports whether some worker will enter the job as a result (false only
-// when no worker is running and none could be started).
-func (p *Pool) WakeOne() bool {
-	p.check()
-	if p.wake.Waiters() > 0 {
-		p.wake.NotifyOne()
-		return true
-	}
-	if int(p.alive.Load()) < p.maxWorkers && p.startWorkers(1) > 0 {
-		return true
-	}
-	// Every running worker is busy or between a job and its park: moving
-	// the epoch makes the latter enter again instead of parking.
-	p.wake.NotifyOne()
-	return p.alive.Load() > 0
 }
 
 // wakeAll starts every worker not yet started and wakes every parked one.
@@ -339,42 +272,6 @@ func (p *Pool) replaceWorker(id int, ws *workerState) {
 	p.started.Add(1)
 }
 
-// Attach returns the attachment stored under key, creating it with create
-// on first use. Layers above keep their per-pool state this way (the
-// work-stealing core keeps its scheduler). The fast path is lock-free.
-//
-// Attach on a closed pool panics. While Close runs, the layers' existing
-// attachments are still found (their Close may run work that looks them
-// up), but no new one is created.
-func (p *Pool) Attach(key any, create func(p *Pool) Attachment) Attachment {
-	p.checkOpen("Attach")
-	if as := p.attached.Load(); as != nil {
-		for _, a := range *as {
-			if a.key == key {
-				return a.val
-			}
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closing || p.closed.Load() {
-		panic("pool: Attach on a closed pool")
-	}
-	var old []attachment
-	if as := p.attached.Load(); as != nil {
-		old = *as
-		for _, a := range old {
-			if a.key == key {
-				return a.val
-			}
-		}
-	}
-	v := create(p)
-	next := append(append([]attachment(nil), old...), attachment{key, v})
-	p.attached.Store(&next)
-	return v
-}
-
 // WorkersAlive reports how many background workers are running now (a
 // snapshot: workers start lazily and stop only at Close).
 func (p *Pool) WorkersAlive() int {
@@ -393,13 +290,13 @@ func (p *Pool) Closed() bool {
 	return p.closed.Load()
 }
 
-// Close finishes the work on the pool and stops it: attached layers finish
-// their work (submitted tasks run to completion), a Dispatch in progress
-// ends, then every worker goroutine is stopped and joined. When Close
+// Close finishes the work on the pool and stops it: the packages that run
+// work on it finish that work (submitted tasks run to completion), then
+// every worker goroutine is stopped and joined. When Close
 // returns no goroutine of the pool is left. Close is idempotent; a second
 // call waits for the first to finish. After Close, what would give the
-// pool work (Dispatch, Pin, Attach, and the layers' runs and spawns)
-// panics, saying the pool is closed; what only reports (Stats, Closed,
+// pool work (the runs, folds, walks and spawns of the packages built on
+// it) panics, saying the pool is closed; what only reports (Stats, Closed,
 // Parallelism, Workers, WorkersAlive) still answers.
 //
 // Close must not be called from work running on the pool (a task, a fork,

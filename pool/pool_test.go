@@ -15,6 +15,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -69,7 +70,7 @@ type failer interface {
 func (c *claimJob) run(t failer, p *pool.Pool) {
 	t.Helper()
 	c.reset()
-	p.Dispatch(&c.job, func() { c.work(false) })
+	poolcore.Of(p).Dispatch(&c.job, func() { c.work(false) })
 	for i := range c.ran {
 		if n := c.ran[i].Load(); n != 1 {
 			t.Fatalf("item %d ran %d times", i, n)
@@ -121,7 +122,7 @@ func TestLatchInvariant(t *testing.T) {
 				state.run = r
 				state.poisoned = false
 				current.Store(r)
-				p.Dispatch(&job, func() {
+				poolcore.Of(p).Dispatch(&job, func() {
 					if r%4 == 0 {
 						runtime.Gosched() // let workers in before the seal now and then
 					}
@@ -340,7 +341,7 @@ func TestWorkerPanicReraisedOnCaller(t *testing.T) {
 		}
 	}}
 	testcheck.MustPanicError(t, "Dispatch whose worker panics", func() {
-		p.Dispatch(&job, func() {
+		poolcore.Of(p).Dispatch(&job, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
@@ -370,7 +371,7 @@ func TestWorkerGoexitReraisedAndReplaced(t *testing.T) {
 		}
 	}}
 	testcheck.MustPanicError(t, "Dispatch whose worker calls Goexit", func() {
-		p.Dispatch(&job, func() {
+		poolcore.Of(p).Dispatch(&job, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
@@ -385,7 +386,7 @@ func TestWorkerGoexitReraisedAndReplaced(t *testing.T) {
 	// The replacement takes part in the next dispatch.
 	var byWorker atomic.Bool
 	job2 := dispatch.Job{Call: func(unsafe.Pointer, int) { byWorker.Store(true) }}
-	p.Dispatch(&job2, func() {
+	poolcore.Of(p).Dispatch(&job2, func() {
 		if !pollUntil(byWorker.Load) {
 			t.Error("the replacement worker never entered the next job")
 		}
@@ -407,7 +408,7 @@ func TestBodyPanicSealedLatchedReraised(t *testing.T) {
 	}}
 	val := errors.New("body failed")
 	r := mustPanic(t, "Dispatch whose body panics", func() {
-		p.Dispatch(&job, func() {
+		poolcore.Of(p).Dispatch(&job, func() {
 			pollUntil(func() bool { return calls.Load() > 0 })
 			panic(val)
 		})
@@ -440,12 +441,12 @@ func TestBadInput(t *testing.T) {
 	for name, f := range map[string]func(){
 		"Parallelism": func() { nilPool.Parallelism() },
 		"Workers":     func() { nilPool.Workers() },
-		"Dispatch":    func() { nilPool.Dispatch(job, nil) },
-		"Pin":         func() { nilPool.Pin(job) },
-		"Unpin":       func() { nilPool.Unpin() },
-		"CountRun":    func() { nilPool.CountRun() },
-		"WakeOne":     func() { nilPool.WakeOne() },
-		"Attach":      func() { nilPool.Attach("k", nil) },
+		"Dispatch":    func() { poolcore.Of(nilPool).Dispatch(job, nil) },
+		"Pin":         func() { poolcore.Of(nilPool).Pin(job) },
+		"Unpin":       func() { poolcore.Of(nilPool).Unpin() },
+		"CountRun":    func() { poolcore.Of(nilPool).CountRun() },
+		"WakeOne":     func() { poolcore.Of(nilPool).WakeOne() },
+		"Attach":      func() { poolcore.Of(nilPool).Attach("k", nil) },
 		"Closed":      func() { nilPool.Closed() },
 		"Close":       func() { nilPool.Close() },
 		"Stats":       func() { nilPool.Stats() },
@@ -454,15 +455,15 @@ func TestBadInput(t *testing.T) {
 	}
 
 	p := pool.New(2)
-	mustPanicWith(t, "Dispatch(nil)", func() { p.Dispatch(nil, nil) }, "nil Job")
-	mustPanicWith(t, "Unpin without Pin", p.Unpin, "Unpin without Pin")
+	mustPanicWith(t, "Dispatch(nil)", func() { poolcore.Of(p).Dispatch(nil, nil) }, "nil Job")
+	mustPanicWith(t, "Unpin without Pin", poolcore.Of(p).Unpin, "Unpin without Pin")
 	newClaimJob(100).run(t, p)
 	p.Close()
 	p.Close() // a second Close is fine
-	mustPanicWith(t, "Dispatch after Close", func() { p.Dispatch(job, nil) }, "Dispatch", "closed")
-	mustPanicWith(t, "Pin after Close", func() { p.Pin(job) }, "Pin", "closed")
+	mustPanicWith(t, "Dispatch after Close", func() { poolcore.Of(p).Dispatch(job, nil) }, "Dispatch", "closed")
+	mustPanicWith(t, "Pin after Close", func() { poolcore.Of(p).Pin(job) }, "Pin", "closed")
 	mustPanicWith(t, "Attach after Close", func() {
-		p.Attach("k", func(*pool.Pool) pool.Attachment { return nil })
+		poolcore.Of(p).Attach("k", func(*pool.Pool) poolcore.Attachment { return nil })
 	}, "Attach", "closed")
 }
 
@@ -500,7 +501,7 @@ func TestCloseWaitsForDispatchInProgress(t *testing.T) {
 	dispatched := make(chan struct{})
 	go func() {
 		defer close(dispatched)
-		p.Dispatch(&c.job, func() {
+		poolcore.Of(p).Dispatch(&c.job, func() {
 			bodyIn.Store(true)
 			pollUntil(release.Load)
 			c.work(false)
@@ -596,7 +597,7 @@ func TestStats(t *testing.T) {
 	for r := 0; r < 20; r++ {
 		c.run(t, p)
 	}
-	p.CountRun()
+	poolcore.Of(p).CountRun()
 	st := p.Stats()
 	if st.Parallelism != 3 || st.Runs != 21 || st.WorkersStarted != 2 || len(st.Workers) != 2 {
 		t.Fatalf("Stats = %+v; want Parallelism 3, Runs 21, WorkersStarted 2, 2 Workers entries", st)
@@ -644,8 +645,8 @@ func TestAttach(t *testing.T) {
 	p := pool.New(2)
 	var closed []string
 	creations := 0
-	mk := func(name string) func(*pool.Pool) pool.Attachment {
-		return func(q *pool.Pool) pool.Attachment {
+	mk := func(name string) func(*pool.Pool) poolcore.Attachment {
+		return func(q *pool.Pool) poolcore.Attachment {
 			if q != p {
 				t.Error("create got another pool")
 			}
@@ -653,11 +654,11 @@ func TestAttach(t *testing.T) {
 			return &countingAttachment{closed: &closed, name: name, tasks: 5}
 		}
 	}
-	a := p.Attach("a", mk("a"))
-	if p.Attach("a", mk("a")) != a {
+	a := poolcore.Of(p).Attach("a", mk("a"))
+	if poolcore.Of(p).Attach("a", mk("a")) != a {
 		t.Fatal("a second Attach with the same key created a new attachment")
 	}
-	p.Attach("b", mk("b"))
+	poolcore.Of(p).Attach("b", mk("b"))
 	if creations != 2 {
 		t.Fatalf("%d attachments created, want 2", creations)
 	}

@@ -93,7 +93,9 @@ func (p *Pool) Stats() Stats {
 	p.mu.Unlock()
 	if as := p.attached.Load(); as != nil {
 		for _, a := range *as {
-			a.val.AddStats(&s)
+			if sa, ok := a.val.(statsAdder); ok {
+				sa.AddStats(&s)
+			}
 		}
 	}
 	return s
