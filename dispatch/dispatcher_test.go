@@ -355,7 +355,7 @@ func TestDispatcherPinUnpin(t *testing.T) {
 // runtime.Goexit is re-raised on the caller as a *PanicError of ErrGoexit.
 // In a pinned job it is not (the pinning layer reports it), also when the
 // Goexit comes after Unpin has begun, while Unpin's latch waits for the
-// call: before, Unpin re-raised that one.
+// call: Unpin must not re-raise that one either.
 func TestDispatcherGoexit(t *testing.T) {
 	leakcheck.Check(t)
 	var d dispatch.Dispatcher
@@ -392,8 +392,8 @@ func TestDispatcherGoexit(t *testing.T) {
 	}, dispatch.ErrGoexit, "")
 
 	// The body calls Goexit while a worker's call has failed: the body
-	// wins, its goroutine ends (before, the worker's failure was raised
-	// during that Goexit, which crashed the program).
+	// wins, its goroutine ends (raising the worker's failure during that
+	// Goexit would crash the program).
 	entered = make(chan struct{})
 	bodyDone := make(chan struct{})
 	go func() {

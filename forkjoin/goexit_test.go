@@ -272,9 +272,9 @@ func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
 // goroutine; that node calls Goexit, which ends the goroutine while
 // another node still runs on the worker. The graph stays under way until
 // that node is over (a Run meanwhile panics, as for any Run under way),
-// then runs again from scratch: before, the next Run reused the dead run's
-// node array, its nodes racing with the old ones or failing on their stale
-// dependency errors.
+// then runs again from scratch: the next Run must not reuse the dead run's
+// node array, whose nodes would race with the old ones or fail on their
+// stale dependency errors.
 func TestGoexitInGraphRunSource(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)

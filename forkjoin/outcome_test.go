@@ -212,7 +212,7 @@ func TestRecycledScopeTaskNotFailedByOldPanic(t *testing.T) {
 func TestScopeFunctionPanicWaits(t *testing.T) {
 	leakcheck.Check(t)
 	// Parallelism 1: nobody runs the tasks while fn spawns them, so all
-	// are skipped; before, they ran later, inside Close.
+	// are skipped, not run later inside Close.
 	var ran atomic.Int32
 	pool.With(1, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {

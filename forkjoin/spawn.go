@@ -790,9 +790,9 @@ const spawnBatch = 64
 // list and every store are empty, so the free and busy tasks together
 // never exceed what the pool's busiest moment had in use at once, plus
 // two batches per participant (those in other participants' own lists).
-// (A sync.Pool, used before, drops its contents at every other garbage
+// (Not a sync.Pool: it drops its contents at every other garbage
 // collection; with bursts of many thousands of tasks separated by
-// collections, every burst then allocated all its tasks again: 31 MB and
+// collections, every burst would allocate all its tasks again: 31 MB and
 // half the time of zap's spawn test, BenchmarkZapSpawn/p2-gc.)
 //
 // Per participant, not per scheduler: the owner puts and takes its own
