@@ -30,6 +30,7 @@ import (
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
@@ -53,7 +54,7 @@ type dagRun[N, H, R any, K comparable] struct {
 	key     func(N) K
 	entries sync.Map // K -> *dagNode
 	root    *dagNode[N, H, R, K]
-	done    forkjoin.Completion
+	done    core.Completion
 	failed  atomic.Bool
 
 	// live counts the node tasks pushed and not over. After a failure the
@@ -63,7 +64,7 @@ type dagRun[N, H, R any, K comparable] struct {
 	// runs after it.
 	live     atomic.Int64
 	draining atomic.Bool
-	drained  forkjoin.Completion
+	drained  core.Completion
 }
 
 // RunDAG folds the directed acyclic graph below root in parallel on p,
@@ -103,7 +104,7 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 		for _, e := range leaves {
 			d.push(w, e)
 		}
-		w.Wait(&d.done)
+		core.Wait(w, &d.done)
 		if d.failed.Load() {
 			w.Abort(nil) // the failure is on record; see runNode
 		}
@@ -221,10 +222,10 @@ func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 			if v == nil {
 				// runtime.Goexit: it goes on unwinding; the run
 				// fails with ErrGoexit and the stack of the call.
-				w.RecordPanic(forkjoin.ErrGoexit)
+				core.RecordPanic(w, forkjoin.ErrGoexit)
 				return
 			}
-			w.RecordPanic(v)
+			core.RecordPanic(w, v)
 			panic(v)
 		}
 	}()
@@ -249,7 +250,7 @@ func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 // live until it is over.
 func (d *dagRun[N, H, R, K]) push(w *forkjoin.Worker, e *dagNode[N, H, R, K]) {
 	d.live.Add(1)
-	w.Push(&e.task)
+	core.Push(w, &e.task)
 }
 
 // over counts a node task out of live.
@@ -272,7 +273,7 @@ func (d *dagRun[N, H, R, K]) drain(w *forkjoin.Worker) {
 	if d.live.Load() == 0 {
 		return
 	}
-	w.Wait(&d.drained)
+	core.Wait(w, &d.drained)
 }
 
 // fail wakes the root's waiter once the run cannot finish.

@@ -5,11 +5,12 @@ import (
 	"sync"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // Run's sequential path keeps one seqFolder per participant and type
-// (Worker.Local), so that the explicit stacks below the recursion's depth
+// (core.Local), so that the explicit stacks below the recursion's depth
 // grow once and then stay: a deep chain costs its frames once per
 // participant, not once per run. A fold nested in another on the same
 // participant makes its own.
@@ -29,7 +30,7 @@ func seqSpareOf[N, H, R any](w *forkjoin.Worker) *seqSpare[N, H, R] {
 	if !ok {
 		k, _ = seqKeys.LoadOrStore(t, new(seqKey))
 	}
-	return w.Local(k, func() any { return new(seqSpare[N, H, R]) }).(*seqSpare[N, H, R])
+	return core.Local(w, k, func() any { return new(seqSpare[N, H, R]) }).(*seqSpare[N, H, R])
 }
 
 // takeSeqFolder returns w's spare seqFolder set up for f and g, or a new

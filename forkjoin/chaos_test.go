@@ -3,6 +3,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,7 @@ type waitJob struct {
 	n    int
 	out  int
 	left *atomic.Int32
-	done *Completion
+	done *core.Completion
 }
 
 func (j *waitJob) run(w *Worker, _ *Task) {
@@ -117,7 +118,7 @@ func chaosRound(p *pool.Pool, r *rand.Rand, root *tnode, want int64, nodes int) 
 		jobs := make([]waitJob, n)
 		var left atomic.Int32
 		left.Store(n)
-		var done Completion
+		var done core.Completion
 		var a, b int
 		Run(p, func(w *Worker) {
 			fa := fibFork.Fork(w, 17)
@@ -126,9 +127,9 @@ func chaosRound(p *pool.Pool, r *rand.Rand, root *tnode, want int64, nodes int) 
 				j := &jobs[i]
 				j.n, j.left, j.done = 10+i%6, &left, &done
 				j.task.Init(j.run)
-				w.Push(&j.task)
+				core.Push(w, &j.task)
 			}
-			w.Wait(&done)
+			core.Wait(w, &done)
 			b = fb.Join(w)
 			a = fa.Join(w)
 		})

@@ -28,8 +28,8 @@
 //     failure wins and cancels the others' context, Wait returns it and
 //     helps run tasks meanwhile. Scope is its panicking form, for tasks
 //     without errors; Spawn runs a task of its own with a Handle.
-//   - Task, Worker.Push, Completion and Worker.Wait are the intrusive layer
-//     that the parallel folds build their own scheduling on.
+//   - Task, Submit and SubmitBatch run intrusive tasks that live in the
+//     caller's memory: nothing is allocated per task.
 //
 // Tree-sum, forking at every node, with a Future (sumFork is
 // forkjoin.NewFork(sum), made once in an init function):

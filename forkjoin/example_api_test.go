@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
@@ -144,61 +145,6 @@ func ExampleBatch_Push() {
 	// stressed -> desserts
 	// drawer -> reward
 	// live -> evil
-}
-
-// Complete may be called from any goroutine, here one outside the pool.
-// Until it is, the waiting worker helps with the pool's work.
-func ExampleCompletion_Complete() {
-	var loaded forkjoin.Completion
-	var config string
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		config = "mode=fast" // say, read from a file
-		loaded.Complete()    // what was written before is seen after Wait
-	}()
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			w.Wait(&loaded)
-			fmt.Println(config)
-		})
-	})
-	<-finished
-	// Output: mode=fast
-}
-
-// Done reports, without waiting, whether Complete was called.
-func ExampleCompletion_Done() {
-	var c forkjoin.Completion // the zero value is not complete
-	fmt.Println(c.Done())
-	c.Complete()
-	fmt.Println(c.Done())
-	// Output:
-	// false
-	// true
-}
-
-// Reset makes a Completion usable for another round, once nobody waits
-// on it.
-func ExampleCompletion_Reset() {
-	var done forkjoin.Completion
-	x := 1
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			for round := 0; round < 4; round++ {
-				done.Reset() // the last round's Wait has returned
-				var t forkjoin.Task
-				t.Init(func(*forkjoin.Worker, *forkjoin.Task) {
-					x *= 3
-					done.Complete()
-				})
-				w.Push(&t)
-				w.Wait(&done)
-			}
-		})
-	})
-	fmt.Println(x)
-	// Output: 81
 }
 
 // Dep lets one list hold nodes of any result type: here a node per shard,
@@ -669,44 +615,36 @@ type areaJob struct {
 	task          forkjoin.Task
 	width, height int
 	area          int
-	left          *atomic.Int32
-	done          *forkjoin.Completion
+	wg            *sync.WaitGroup
 }
 
-// run is the job's Task function. It signals even when the run was
-// cancelled, as a pushed Task must.
+// run is the job's Task function.
 func (j *areaJob) run(w *forkjoin.Worker, _ *forkjoin.Task) {
-	if !w.Cancelled() {
-		j.area = j.width * j.height
-	}
-	if j.left.Add(-1) == 0 {
-		j.done.Complete()
-	}
+	defer j.wg.Done()
+	j.area = j.width * j.height
 }
 
 // Init sets the function a Task runs; a method value of the struct that
-// embeds the Task reaches the job's fields.
+// embeds the Task reaches the job's fields. The submitter waits for its
+// tasks as it likes: here with a sync.WaitGroup, on a pool that stays open.
 func ExampleTask_Init() {
-	var left atomic.Int32
-	var done forkjoin.Completion
+	var wg sync.WaitGroup
 	jobs := []areaJob{{width: 3, height: 4}, {width: 5, height: 6}, {width: 7, height: 8}}
-	left.Store(int32(len(jobs)))
 	for i := range jobs {
-		jobs[i].left, jobs[i].done = &left, &done
+		jobs[i].wg = &wg
 		jobs[i].task.Init(jobs[i].run)
 	}
 	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			for i := range jobs {
-				w.Push(&jobs[i].task)
-			}
-			w.Wait(&done)
-		})
+		wg.Add(len(jobs))
+		for i := range jobs {
+			forkjoin.Submit(p, &jobs[i].task)
+		}
+		wg.Wait()
+		for i := range jobs {
+			fmt.Print(jobs[i].area, " ")
+		}
+		fmt.Println()
 	})
-	for i := range jobs {
-		fmt.Print(jobs[i].area, " ")
-	}
-	fmt.Println()
 	// Output: 12 30 56
 }
 
@@ -770,89 +708,6 @@ func ExampleWorker_Index() {
 			inRange = inRange && idx >= 0 && idx < p.Parallelism()
 		}
 		fmt.Println(inRange)
-	})
-	// Output: true
-}
-
-// digitsKey is the key of the scratch buffer in Worker.Local: a pointer
-// of our own.
-var digitsKey = new(int)
-
-// Local keeps scratch memory per participant: each makes its buffer once
-// and reuses it for every chunk it runs.
-func ExampleWorker_Local() {
-	digits := make([]int, 1000)
-	var made atomic.Int32
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			forkjoin.For(w, len(digits), 10, func(w *forkjoin.Worker, lo, hi int) {
-				buf := w.Local(digitsKey, func() any {
-					made.Add(1)
-					return new([]byte)
-				}).(*[]byte)
-				for i := lo; i < hi; i++ {
-					*buf = strconv.AppendInt((*buf)[:0], int64(i*i), 10)
-					digits[i] = len(*buf)
-				}
-			})
-		})
-	})
-	total := 0
-	for _, d := range digits {
-		total += d
-	}
-	fmt.Println(total, made.Load() <= 2) // at most one buffer per participant
-	// Output: 5537 true
-}
-
-// Push hands a piece of work to whichever participant is free; the pusher
-// works on its own piece meanwhile, then waits for the pushed one.
-func ExampleWorker_Push() {
-	data := make([]int, 1000)
-	for i := range data {
-		data[i] = i
-	}
-	var right struct {
-		task forkjoin.Task
-		sum  int
-		done forkjoin.Completion
-	}
-	right.task.Init(func(*forkjoin.Worker, *forkjoin.Task) {
-		for _, v := range data[500:] {
-			right.sum += v
-		}
-		right.done.Complete()
-	})
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			w.Push(&right.task) // another participant may take it
-			left := 0
-			for _, v := range data[:500] {
-				left += v
-			}
-			w.Wait(&right.done) // runs it here if nobody took it
-			fmt.Println(left + right.sum)
-		})
-	})
-	// Output: 499500
-}
-
-// Wait helps instead of blocking: on a pool of parallelism 1 nobody else
-// can run the pushed task, so the waiting caller runs it itself.
-func ExampleWorker_Wait() {
-	var t forkjoin.Task
-	var done forkjoin.Completion
-	ranOn := -1
-	t.Init(func(w *forkjoin.Worker, _ *forkjoin.Task) {
-		ranOn = w.Index()
-		done.Complete()
-	})
-	pool.With(1, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			w.Push(&t)
-			w.Wait(&done)
-			fmt.Println(ranOn == w.Index())
-		})
 	})
 	// Output: true
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -162,30 +161,6 @@ func ExampleRun_panic() {
 	// Output: recovered: boom
 }
 
-type countdown struct {
-	task forkjoin.Task
-	done *forkjoin.Completion
-	n    *int
-}
-
-func ExampleTask() {
-	pool.With(2, func(p *pool.Pool) {
-		var done forkjoin.Completion
-		n := 0
-		c := &countdown{done: &done, n: &n}
-		c.task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
-			*c.n = 99
-			c.done.Complete()
-		})
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			w.Push(&c.task)
-			w.Wait(&done)
-		})
-		fmt.Println(n)
-	})
-	// Output: 99
-}
-
 func ExampleRun() {
 	root := tree(16)
 	pool.With(0, func(p *pool.Pool) { // 0: parallelism GOMAXPROCS
@@ -242,42 +217,6 @@ func ExampleFuture_Join() {
 		})
 	})
 	// Output: [4 8 2 2]
-}
-
-type squareJob struct {
-	task forkjoin.Task
-	in   int
-	out  int
-	left *atomic.Int32
-	done *forkjoin.Completion
-}
-
-func ExampleCompletion() {
-	pool.With(2, func(p *pool.Pool) {
-		jobs := make([]squareJob, 5)
-		var done forkjoin.Completion
-		var left atomic.Int32
-		left.Store(int32(len(jobs)))
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			for i := range jobs {
-				j := &jobs[i]
-				j.in, j.left, j.done = i, &left, &done
-				j.task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
-					j.out = j.in * j.in
-					if j.left.Add(-1) == 0 { // the last one signals
-						j.done.Complete()
-					}
-				})
-				w.Push(&j.task)
-			}
-			w.Wait(&done) // runs pushed tasks (and others) until done
-		})
-		for i := range jobs {
-			fmt.Print(jobs[i].out, " ")
-		}
-		fmt.Println(done.Done())
-	})
-	// Output: 0 1 4 9 16 true
 }
 
 func ExampleWorker_Parallelism() {
@@ -349,100 +288,6 @@ func ExampleWorker_Abort() {
 		fmt.Println(err, errors.Is(err, errFound))
 	})
 	// Output: found a leaf true
-}
-
-func ExampleWorker_RecordPanic() {
-	pool.With(2, func(p *pool.Pool) {
-		err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
-			func() {
-				defer func() {
-					if v := recover(); v != nil {
-						w.RecordPanic(v) // on record first …
-						// … then clean up; the run fails with the panic
-					}
-				}()
-				panic("bad input")
-			}()
-			return nil
-		})
-		fmt.Println(err)
-	})
-	// Output: panic: bad input
-}
-
-func ExampleWorker_WorkRequested() {
-	const n = 1000
-	type piece struct {
-		task forkjoin.Task
-		lo   int
-	}
-	var total atomic.Int64
-	var done forkjoin.Completion
-	var left atomic.Int32
-	left.Store(n / 10)
-	add := func(lo int) {
-		for i := lo; i < lo+10; i++ {
-			total.Add(int64(i))
-		}
-		if left.Add(-1) == 0 {
-			done.Complete()
-		}
-	}
-	pieces := make([]piece, n/10)
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			for k := range pieces {
-				if w.WorkRequested() { // somebody is idle: hand this piece over
-					pc := &pieces[k]
-					pc.lo = 10 * k
-					pc.task.Init(func(*forkjoin.Worker, *forkjoin.Task) { add(pc.lo) })
-					w.Push(&pc.task)
-					continue
-				}
-				add(10 * k)
-			}
-			w.Wait(&done)
-		})
-	})
-	fmt.Println(total.Load())
-	// Output: 499500
-}
-
-func ExampleWorker_RequestPending() {
-	var x uint64 = 1
-	var half atomic.Int64
-	var done forkjoin.Completion
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			// First a chain of steps, each needing the one before: nothing
-			// to hand over. After one search that found nothing while the
-			// request still stands, skip the search until there is
-			// something (here the search is trivial; in a walk it scans).
-			searched := false
-			for range 100_000 {
-				if w.WorkRequested() && !searched {
-					searched = w.RequestPending() // nothing found to give
-				}
-				x = x*6364136223846793005 + 1442695040888963407
-			}
-			// Then two independent halves: one can be handed over.
-			other := func() {
-				half.Store(int64(x % 1000))
-				done.Complete()
-			}
-			var t forkjoin.Task
-			t.Init(func(*forkjoin.Worker, *forkjoin.Task) { other() })
-			if w.WorkRequested() {
-				w.Push(&t) // a participant is still waiting for it
-			} else {
-				other()
-			}
-			mine := int64(x % 100)
-			w.Wait(&done)
-			fmt.Println(mine + half.Load())
-		})
-	})
-	// Output: 422
 }
 
 func ExamplePanicError() {

@@ -3,6 +3,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -252,18 +253,18 @@ func TestGoexitCleanupLeavesPushedTasksVisible(t *testing.T) {
 	p := pool.New(2)
 	s := schedulerOf(p)
 	var pushed atomic.Bool
-	var c Completion
+	var c core.Completion
 	var task Task
 	task.Init(func(*Worker, *Task) { c.Complete() })
 	goexitWithForkHeld(t, p, func(w *Worker) {
-		w.Push(&task)
+		core.Push(w, &task)
 		pushed.Store(true)
 	}, func(w *Worker) {
 		// X's cleanup is waiting for Y.
 		if !testcheck.PollUntil(func() bool { return pushed.Load() && s.joinParked.Load() == 1 }) {
 			t.Error("X's cleanup never parked to wait for Y")
 		}
-		w.Wait(&c)
+		core.Wait(w, &c)
 	})
 	afterGoexit(t, p)
 }

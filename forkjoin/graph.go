@@ -85,6 +85,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -108,7 +109,7 @@ type Graph struct {
 	ran     bool         // Run was called: the graph is laid out and can no longer grow
 	running atomic.Bool  // a Run is under way
 	left    atomic.Int64 // sinks (nodes without dependents) not yet over during Run
-	done    Completion
+	done    core.Completion
 	// orphaned: the goroutine of a Run ended in runtime.Goexit before its
 	// nodes were over; whichever comes last, that goroutine's deferred
 	// call or the last sink, ends the Run (orphanOver).
@@ -483,7 +484,7 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		b.flush(w, s)
 		s.countLocal(w, 1, g.nodes[src].prio)
 		w.execute(&ts[src].st.hdr)
-		w.Wait(&g.done)
+		w.wait(&g.done)
 		return nil
 	})
 	// Every node is over (RunCtx returns an error only if the function

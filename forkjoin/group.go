@@ -77,7 +77,7 @@ func (g *Group) Wait() error {
 	g.waited = true
 	w := g.owner
 	g.sp.finishOne(nil)
-	w.Wait(&g.sp.done)
+	w.wait(&g.sp.done)
 	g.sp.cancel(errGroupOver)
 	if p := g.sp.failure.Load(); p != nil {
 		return *p

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -294,12 +295,12 @@ func TestSlotFlushedLeavingWait(t *testing.T) {
 	var afterWait, queued int
 	Run(p, func(w *Worker) {
 		Scope(w, func(s *Spawner) {
-			var c Completion
+			var c core.Completion
 			s.Spawn(w, func(w *Worker) {
 				s.Spawn(w, func(*Worker) {})
 				c.Complete()
 			})
-			w.Wait(&c)
+			core.Wait(w, &c)
 			if w.slot.t.Load() != nil {
 				afterWait++
 			}

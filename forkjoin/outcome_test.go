@@ -3,6 +3,7 @@ package forkjoin_test
 import (
 	"context"
 	"errors"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,18 +111,18 @@ func TestTaskPushedAgainFromItsFunction(t *testing.T) {
 	pool.With(2, func(p *pool.Pool) {
 		var task forkjoin.Task
 		var left atomic.Int32
-		var done forkjoin.Completion
+		var done core.Completion
 		left.Store(rounds)
 		task.Init(func(w *forkjoin.Worker, t *forkjoin.Task) {
 			if left.Add(-1) == 0 {
 				done.Complete()
 				return
 			}
-			w.Push(t)
+			core.Push(w, t)
 		})
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			w.Push(&task)
-			w.Wait(&done)
+			core.Push(w, &task)
+			core.Wait(w, &done)
 		})
 	})
 }

@@ -1,6 +1,7 @@
 package forkjoin
 
 import (
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -131,7 +132,7 @@ type pushNode struct {
 	task Task
 	n    *tnode
 	sum  int64
-	done Completion
+	done core.Completion
 }
 
 func pushSum(w *Worker, n *tnode) int64 {
@@ -146,11 +147,11 @@ func pushSum(w *Worker, n *tnode) int64 {
 			pn.sum = pushSum(w, pn.n)
 			pn.done.Complete()
 		})
-		w.Push(&right.task)
+		core.Push(w, &right.task)
 	}
 	s := n.val + pushSum(w, n.left)
 	if right != nil {
-		w.Wait(&right.done)
+		core.Wait(w, &right.done)
 		s += right.sum
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -555,9 +556,9 @@ func TestBadInput(t *testing.T) {
 	inRun("Reduce with a nil combine", "nil combine", func(w *Worker) {
 		Reduce(w, 1, 0, func(*Worker, int, int) int { return 0 }, nil)
 	})
-	inRun("Push of a Task without Init", "without Init", func(w *Worker) { w.Push(new(Task)) })
-	inRun("Push of a nil Task", "nil *Task", func(w *Worker) { w.Push(nil) })
-	inRun("Wait for a nil Completion", "nil *Completion", func(w *Worker) { w.Wait(nil) })
+	inRun("Push of a Task without Init", "without Init", func(w *Worker) { core.Push(w, new(Task)) })
+	inRun("Push of a nil Task", "nil *Task", func(w *Worker) { core.Push(w, (*Task)(nil)) })
+	inRun("Wait for a nil Completion", "nil *Completion", func(w *Worker) { core.Wait(w, nil) })
 	inRun("ScopeCtx with a nil context", "nil context", func(w *Worker) {
 		_ = ScopeCtx(nil, w, func(*Spawner) {})
 	})
@@ -639,8 +640,8 @@ func TestBadInput(t *testing.T) {
 	})
 	var task Task
 	task.Init(func(*Worker, *Task) {})
-	mustPanic(t, "Push with a stale Worker", stale, func() { kept.Push(&task) })
-	mustPanic(t, "Wait with a stale Worker", stale, func() { kept.Wait(new(Completion)) })
+	mustPanic(t, "Push with a stale Worker", stale, func() { core.Push(kept, &task) })
+	mustPanic(t, "Wait with a stale Worker", stale, func() { core.Wait(kept, new(core.Completion)) })
 	if kept.Cancelled() {
 		t.Errorf("a stale Worker reports its finished run as cancelled")
 	}
@@ -666,7 +667,7 @@ func TestPushWait(t *testing.T) {
 		task Task
 		in   int
 		out  *int
-		done *Completion
+		done *core.Completion
 		left *atomic.Int32
 	}
 	for _, par := range []int{1, 2, 4} {
@@ -675,7 +676,7 @@ func TestPushWait(t *testing.T) {
 			const n = 100
 			out := make([]int, n)
 			jobs := make([]job, n)
-			var done Completion
+			var done core.Completion
 			var left atomic.Int32
 			left.Store(n)
 			Run(p, func(w *Worker) {
@@ -688,9 +689,9 @@ func TestPushWait(t *testing.T) {
 							j.done.Complete()
 						}
 					})
-					w.Push(&j.task)
+					core.Push(w, &j.task)
 				}
-				w.Wait(&done)
+				core.Wait(w, &done)
 			})
 			for i := range out {
 				if out[i] != seqFib(i%15) {
@@ -710,14 +711,14 @@ func TestCompletionWaiters(t *testing.T) {
 	p := pool.New(1)
 	defer p.Close()
 	for round := 0; round < 3; round++ {
-		var c Completion
+		var c core.Completion
 		done := make(chan struct{}, 2)
-		go Run(p, func(w *Worker) { w.Wait(&c); done <- struct{}{} })
+		go Run(p, func(w *Worker) { core.Wait(w, &c); done <- struct{}{} })
 		if !testcheck.PollUntil(func() bool { return schedulerOf(p).joinWake.Waiters() == 1 }) {
 			t.Fatal("the first waiter never parked")
 		}
 		started := make(chan struct{})
-		go Run(p, func(w *Worker) { close(started); w.Wait(&c); done <- struct{}{} })
+		go Run(p, func(w *Worker) { close(started); core.Wait(w, &c); done <- struct{}{} })
 		<-started
 		c.Complete() // the second may still be spinning
 		for i := 0; i < 2; i++ {
@@ -747,10 +748,10 @@ func TestCompletionWaitersOfTwoPools(t *testing.T) {
 	defer p1.Close()
 	defer p2.Close()
 	for round := 0; round < 3; round++ {
-		var c Completion
+		var c core.Completion
 		done := make(chan struct{}, 2)
 		for _, p := range []*pool.Pool{p1, p2} { // p1's waiter parks first
-			go Run(p, func(w *Worker) { w.Wait(&c); done <- struct{}{} })
+			go Run(p, func(w *Worker) { core.Wait(w, &c); done <- struct{}{} })
 			if !testcheck.PollUntil(func() bool { return schedulerOf(p).joinWake.Waiters() == 1 }) {
 				t.Fatalf("round %d: a waiter never parked", round)
 			}

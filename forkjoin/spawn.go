@@ -94,6 +94,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -484,7 +485,7 @@ type Handle[T any] struct {
 	fn   func(w *Worker) (T, error)
 	val  T
 	err  error
-	done Completion
+	done core.Completion
 	mu   sync.Mutex
 	ch   chan struct{}
 }
@@ -578,7 +579,7 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 		// now and Close runs to its end before the line below, the pool
 		// is closed, and helping must find the task over, not panic.
 		runOn(nil, h.st.rs.sched, func(w *Worker) error {
-			h.done.waiter.Store(w)
+			h.done.AddWaiter(&w.sched.joinWake)
 			w.helpUntil(h.done.Done, nil)
 			return nil
 		})
@@ -624,7 +625,7 @@ type Spawner struct {
 	// after it, sees every task's effects.
 	pending atomic.Int64
 	_       cacheline.Pad
-	done    Completion
+	done    core.Completion
 	failure atomic.Pointer[error]
 	failed  atomic.Bool
 	// cancel, if not nil (a Group's), cancels the context of the tasks
@@ -689,7 +690,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 		fn(sp)
 		ok = true
 	}()
-	w.Wait(&sp.done)
+	w.wait(&sp.done)
 	if unwind {
 		panic(unwinding{})
 	}

@@ -1,7 +1,6 @@
 package forkjoin
 
 import (
-	"sync"
 	"sync/atomic"
 )
 
@@ -49,16 +48,16 @@ func (t *task) finish(s uint32) {
 	}
 }
 
-// Task is an intrusive unit of work for code that builds its own
-// scheduling on the core (the parallel folds do): embed a Task in your own
-// struct, set its function with Init, and Push it from a worker. Some
-// participant of the same pool calls the function exactly once, on its own
-// goroutine, with its own *Worker. Pushing allocates nothing.
+// Task is an intrusive unit of work: embed a Task in your own struct, set
+// its function with Init, and queue it on a pool with Submit or
+// SubmitBatch, from any goroutine. Some participant of the pool calls the
+// function exactly once, on its own goroutine, with its own *Worker.
+// Submitting allocates nothing: the task lives in your memory.
 //
-// The core does not track a pushed Task's completion: the pusher must wait
-// for whatever the task signals (see Completion) before its run ends, and
-// a task's function must check Worker.Cancelled and return early when its
-// run is cancelled, while still signalling completion.
+// The core reports nothing back to the submitter, so wait for a submitted
+// Task as you would for any goroutine's work (a channel, a
+// sync.WaitGroup), or with the pool's Close, which returns only once every
+// submitted Task is over. A panic in the function is kept (Panic).
 type Task struct {
 	st    spawnTask // first field: its header is the Task's header
 	fn    func(w *Worker, t *Task)
@@ -66,14 +65,12 @@ type Task struct {
 	panic *PanicError // of the last submitted run
 }
 
-// Init sets the function a pushed Task runs. A pushed Task may be pushed
-// again once its function has started (by the function itself, say): from
-// then on the core reads nothing of it. A submitted Task (Submit,
-// SubmitBatch) is the core's until it is over, just after its function
-// returns, because its memory holds the state of that submission's run:
-// submitting or pushing it again before then is a misuse that the core
-// does not detect. Pool.Close returns only once every submitted Task is
-// over.
+// Init sets the function the Task runs. A submitted Task is the core's
+// until it is over, just after its function returns, because its memory
+// holds the state of that submission's run: submitting it again before
+// then (from its own function, or on a signal that function sent) is a
+// misuse that the core does not detect. Pool.Close returns only once every
+// submitted Task is over.
 func (t *Task) Init(fn func(w *Worker, t *Task)) {
 	if fn == nil {
 		panic("forkjoin: Task.Init with a nil function")
@@ -89,10 +86,9 @@ func execIntrusive(w *Worker, h *task) {
 	t.fn(w, t)
 }
 
-// Push makes t available to the other participants of the pool (and to w
-// itself, which runs it later if nobody takes it). t must have been
-// initialised with Init.
-func (w *Worker) Push(t *Task) {
+// push is core.Push: it makes t available to the other participants of
+// the pool (and to w itself, which runs it later if nobody takes it).
+func (w *Worker) push(t *Task) {
 	w.checkActive()
 	if t == nil {
 		panic("forkjoin: Push of a nil *Task")
@@ -119,120 +115,11 @@ func (w *Worker) Push(t *Task) {
 	w.sched.wakeCheck()
 }
 
-// Completion is a one-shot event a worker can wait for while helping with
-// other work: Complete sets it, Worker.Wait returns once it is set. The
-// zero value is an incomplete Completion; Reset makes it reusable.
-type Completion struct {
-	done   atomic.Uint32
-	waiter atomic.Pointer[Worker]
-	// Waiters from other pools than waiter's (rare) are listed in others,
-	// by scheduler; multi says the list is not empty.
-	multi  atomic.Bool
-	mu     sync.Mutex
-	others []*scheduler
-}
+// requestPending is core.RequestPending: a request for work stands.
+func (w *Worker) requestPending() bool { return w.standing }
 
-// addWaiter records that w is about to wait for c, so that Complete wakes
-// w's scheduler. The first waiter is kept in waiter; a waiter of another
-// pool is added to others. Ordering: a waiter registers before it takes
-// its EventCount token and looks at done; Complete stores done before it
-// reads waiter and multi. So either Complete sees the registration and
-// notifies (after the token, or before it: then the waiter's look at done
-// sees it set), or the registration came after Complete's reads, and the
-// waiter's look at done, later still, sees it set.
-func (c *Completion) addWaiter(w *Worker) {
-	if c.waiter.CompareAndSwap(nil, w) {
-		return
-	}
-	first := c.waiter.Load()
-	if first == nil || first.sched == w.sched {
-		c.waiter.Store(w) // the same scheduler's joinWake either way
-		return
-	}
-	c.mu.Lock()
-	for _, s := range c.others {
-		if s == w.sched {
-			c.mu.Unlock()
-			return
-		}
-	}
-	c.others = append(c.others, w.sched)
-	c.multi.Store(true)
-	c.mu.Unlock()
-}
-
-// Complete sets c and wakes the participants parked in Wait(c).
-func (c *Completion) Complete() {
-	c.done.Store(1)
-	if w := c.waiter.Load(); w != nil {
-		// Not only when w is parked: waiter holds the last of several
-		// waiters of its pool, and an earlier one may be parked while w
-		// is not.
-		w.sched.joinWake.NotifyAll()
-	}
-	if c.multi.Load() {
-		c.mu.Lock()
-		for _, s := range c.others {
-			s.joinWake.NotifyAll()
-		}
-		c.mu.Unlock()
-	}
-}
-
-// Done reports whether c is set.
-func (c *Completion) Done() bool { return c.done.Load() != 0 }
-
-// Reset clears c for reuse; nobody may be waiting on it.
-func (c *Completion) Reset() {
-	c.done.Store(0)
-	c.waiter.Store(nil)
-	if c.multi.Load() {
-		c.mu.Lock()
-		clear(c.others)
-		c.others = c.others[:0]
-		c.multi.Store(false)
-		c.mu.Unlock()
-	}
-}
-
-// WorkRequested reports whether another participant has asked this worker
-// for work and is still waiting for it. Code that keeps its own pending
-// work (the parallel folds keep unvisited children) calls it often — it is
-// one load of the worker's own memory when nobody asked — and answers a
-// true with a Push.
-//
-// A request stands until the worker publishes something: while no Push
-// (or fork) has answered it, WorkRequested keeps returning true, so a
-// caller that has nothing to give when asked gives the next thing it can.
-// A request answered by nobody would otherwise be lost, and the
-// participant that asked may have gone to sleep meanwhile: at the start of
-// a run the pool's workers are asleep and wait for the first publication.
-//
-// If the worker's run has been cancelled, WorkRequested does not return:
-// it unwinds the caller's frames with a panic that the nearest task
-// boundary recovers (deferred clean-up runs; re-panic what you recover and
-// do not recognise).
-func (w *Worker) WorkRequested() bool {
-	if !w.asked() {
-		return false
-	}
-	return w.requested()
-}
-
-// RequestPending reports whether a request for work that WorkRequested
-// reported is still unanswered: nothing has been published since (no Push,
-// no fork made public). It only reads the worker's own state; it takes no
-// new request and never unwinds.
-//
-// A standing request makes every later WorkRequested return true. Code
-// whose answer to a true is a search for something to give (a walk scans
-// its pending nodes) can use RequestPending after a search that found
-// nothing: while it is true, searching again is useless until the code has
-// new work of its own, and the request keeps standing meanwhile. Keep
-// calling WorkRequested all the same: it is where a cancelled run unwinds.
-func (w *Worker) RequestPending() bool { return w.standing }
-
-// requested is WorkRequested's slow path. A new request is taken by the
+// requested is the slow path of core.Poll.WorkRequested, taken when the
+// poll word (limit) is 0. A new request is taken by the
 // heartbeat, which clears the poll flag and publishes the oldest private fork if
 // there is one (publishing clears standing). If nothing was published the
 // request stands: the worker sets its own poll flag again (armed), so that
@@ -282,33 +169,24 @@ func (w *Worker) Abort(cause error) {
 	panic(unwinding{})
 }
 
-// RecordPanic records v, a value just recovered from a panic in this run,
-// as the run's failure (with the stack of the calling goroutine, which in a
-// deferred function still shows where the panic happened) and cancels the
-// run. The core's own unwinding panics and nil are ignored. Code that must
-// recover a panic to clean up before re-panicking calls it first, so that
-// the failure is on record before the clean-up lets anyone see the run
-// cancelled.
-func (w *Worker) RecordPanic(v any) {
+// recordPanic is core.RecordPanic: v, just recovered from a panic in this
+// run, becomes the run's failure and cancels it.
+func (w *Worker) recordPanic(v any) {
 	w.checkActive()
 	w.run.recovered(v)
 }
 
-// Local returns the value this participant keeps under key, calling create
-// to make it on first use. It is storage private to one participant (no
-// locking; only code running on this Worker may use the value), for
-// scratch memory that layers above reuse from run to run: the parallel
-// folds keep their walk stacks here. key must be comparable; use a pointer
-// of your own, like a context key.
-func (w *Worker) Local(key any, create func() any) any {
+// local is core.Local: per-participant storage, for scratch memory that
+// the layers above reuse from run to run.
+func (w *Worker) local(key any, create func() any) any {
 	for i := range w.locals {
 		if w.locals[i].key == key {
 			return w.locals[i].val
 		}
 	}
 	v := create()
-	w.locals = append(w.locals, local{key, v})
+	w.locals = append(w.locals, localValue{key, v})
 	return v
 }
 
-type local struct{ key, val any }
+type localValue struct{ key, val any }

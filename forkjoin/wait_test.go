@@ -3,6 +3,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,7 +44,7 @@ func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 	defer p.Close()
 	withinMinute(t, "Wait with published forks above the pushed Tasks", func() {
 		Run(p, func(w *Worker) {
-			var c Completion
+			var c core.Completion
 			var left atomic.Int32
 			left.Store(2)
 			var t1, t2 Task
@@ -54,16 +55,16 @@ func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 					}
 				})
 			}
-			w.Push(&t1)
+			core.Push(w, &t1)
 			w.ask() // as a thief would: the next fork is published
 			f1 := plusOne.Fork(w, 1)
-			w.Push(&t2)
+			core.Push(w, &t2)
 			w.ask()
 			f2 := plusOne.Fork(w, 2)
 			if n := w.dq.bottom.Load() - w.dq.top.Load(); n != 4 {
 				t.Errorf("the deque holds %d entries, want 4 (two Tasks, two published forks)", n)
 			}
-			w.Wait(&c)
+			core.Wait(w, &c)
 			if r2, r1 := f2.Join(w), f1.Join(w); r1 != 2 || r2 != 3 {
 				t.Errorf("forks gave %d and %d, want 2 and 3", r1, r2)
 			}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 )
 
 // Worker is a participant's handle: every task, fork and callback of the
@@ -62,12 +63,12 @@ type Worker struct {
 	batchBuf []*task                    // reused by takeInjected
 	forkBuf  []*task                    // reused by underForks
 
-	localRun       int         // local tasks run since the injector was last looked at first
-	injectInterval int         // how many local tasks between such looks
-	avgTaskNs      int64       // moving average of spawned-task time
-	timeTick       uint32      // samples spawned-task times (1 in 64)
-	locals         []local     // see Local
-	parked         atomic.Bool // waiting in joinWake for a stolen task or Completion
+	localRun       int          // local tasks run since the injector was last looked at first
+	injectInterval int          // how many local tasks between such looks
+	avgTaskNs      int64        // moving average of spawned-task time
+	timeTick       uint32       // samples spawned-task times (1 in 64)
+	locals         []localValue // see local
+	parked         atomic.Bool  // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
 	id             int // index among all participants of the pool
 	poolIndex      int // the pool worker's index, or -1 for a caller
@@ -126,8 +127,8 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 // inside a Run at once (a later Run reuses a free one). So Index stays
 // below Parallelism only while one goroutine at a time runs work on the
 // pool; nested Runs, concurrent callers and Handle.Join or Wait (which run
-// while they wait) add participants. Size a per-participant slice on
-// demand, or use Local.
+// while they wait) add participants: size a per-participant slice on
+// demand.
 func (w *Worker) Index() int { return w.id }
 
 // Parallelism is the parallelism of the pool the worker belongs to.
@@ -262,12 +263,8 @@ func (w *Worker) waitTask(h *task) {
 	}
 }
 
-// Wait helps with other work until c is complete. Use it to wait for what
-// pushed Tasks signal: it runs the Tasks w pushed that nobody took (also
-// those with forks published on top of them since), then what others
-// queued. It returns only then, even once the run is cancelled: a pushed
-// Task must signal whatever happens (see Task).
-func (w *Worker) Wait(c *Completion) {
+// wait is core.Wait: it helps with other work until c is complete.
+func (w *Worker) wait(c *core.Completion) {
 	w.checkActive()
 	if c == nil {
 		panic("forkjoin: Wait for a nil *Completion")
@@ -275,7 +272,7 @@ func (w *Worker) Wait(c *Completion) {
 	if c.Done() {
 		return
 	}
-	c.addWaiter(w)
+	c.AddWaiter(&w.sched.joinWake)
 	w.helpUntil(c.Done, nil)
 }
 

@@ -3,6 +3,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -86,7 +87,7 @@ func TestRecordPanic(t *testing.T) {
 	err := RunCtx(context.Background(), p, func(w *Worker) error {
 		func() {
 			defer func() {
-				w.RecordPanic(recover())
+				core.RecordPanic(w, recover())
 			}()
 			panic("recorded")
 		}()
@@ -101,8 +102,8 @@ func TestRecordPanic(t *testing.T) {
 	}
 	// nil (nothing recovered) and the core's own unwinding are ignored.
 	err = RunCtx(context.Background(), p, func(w *Worker) error {
-		w.RecordPanic(nil)
-		w.RecordPanic(unwinding{})
+		core.RecordPanic(w, nil)
+		core.RecordPanic(w, unwinding{})
 		return nil
 	})
 	if err != nil {
@@ -123,7 +124,7 @@ func TestWorkRequested(t *testing.T) {
 	}
 	const n, chunk = 1 << 16, 1 << 8
 	var counts [n]atomic.Int32
-	var done Completion
+	var done core.Completion
 	var left atomic.Int32
 	left.Store(n / chunk)
 	process := func(lo int) {
@@ -138,17 +139,17 @@ func TestWorkRequested(t *testing.T) {
 	requests := 0
 	Run(p, func(w *Worker) {
 		for k := range pieces {
-			if w.WorkRequested() { // give this piece away
+			if core.PollOf(w).WorkRequested() { // give this piece away
 				requests++
 				pc := &pieces[k]
 				pc.lo = k * chunk
 				pc.task.Init(func(_ *Worker, t *Task) { process(pc.lo) })
-				w.Push(&pc.task)
+				core.Push(w, &pc.task)
 				continue
 			}
 			process(k * chunk)
 		}
-		w.Wait(&done)
+		core.Wait(w, &done)
 	})
 	for i := range counts {
 		if c := counts[i].Load(); c != 1 {
@@ -164,7 +165,7 @@ func TestWorkRequested(t *testing.T) {
 	time.AfterFunc(time.Millisecond, cancel)
 	err := RunCtx(ctx, p, func(w *Worker) error {
 		for {
-			w.WorkRequested()
+			core.PollOf(w).WorkRequested()
 		}
 	})
 	if !errors.Is(err, context.Canceled) {
@@ -183,23 +184,23 @@ func TestWorkRequestStands(t *testing.T) {
 	p := pool.New(2)
 	defer p.Close()
 	for round := 0; round < 100; round++ {
-		var ran Completion
+		var ran core.Completion
 		var task Task
 		task.Init(func(_ *Worker, _ *Task) { ran.Complete() })
 		dropped, notPending := -1, -1
 		pendingAfterPush := false
 		Run(p, func(w *Worker) {
 			for i := 0; i < 10 && dropped < 0; i++ { // nothing to give yet
-				if !w.WorkRequested() {
+				if !core.PollOf(w).WorkRequested() {
 					dropped = i
 				}
-				if !w.RequestPending() && notPending < 0 {
+				if !core.RequestPending(w) && notPending < 0 {
 					notPending = i
 				}
 			}
-			w.Push(&task)
-			pendingAfterPush = w.RequestPending()
-			w.Wait(&ran)
+			core.Push(w, &task)
+			pendingAfterPush = core.RequestPending(w)
+			core.Wait(w, &ran)
 		})
 		if dropped >= 0 {
 			t.Fatalf("round %d: look %d: the run's first request was dropped unanswered", round, dropped)
@@ -226,21 +227,21 @@ func TestWorkRequestAfterPush(t *testing.T) {
 	thiefRounds := 0
 	for round := 0; round < 200 && thiefRounds < 20; round++ {
 		Run(p, func(w *Worker) {
-			if !w.WorkRequested() {
+			if !core.PollOf(w).WorkRequested() {
 				t.Fatalf("round %d: the run's first request was not reported", round)
 			}
-			var ran Completion
+			var ran core.Completion
 			var byThief bool
 			var task Task
 			task.Init(func(tw *Worker, _ *Task) { byThief = tw != w; ran.Complete() })
-			w.Push(&task)
+			core.Push(w, &task)
 			// Leave the task to the other worker for a while (it may be
 			// asleep: a wake-up takes ~0.1 ms), then help. Either way no
 			// look at requests meanwhile.
 			for start := time.Now(); !ran.Done() && time.Since(start) < 5*time.Millisecond; {
 				runtime.Gosched()
 			}
-			w.Wait(&ran)
+			core.Wait(w, &ran)
 			if !byThief {
 				return // the owner ran it: nobody to ask
 			}
@@ -253,14 +254,14 @@ func TestWorkRequestAfterPush(t *testing.T) {
 				}
 				runtime.Gosched()
 			}
-			if !w.WorkRequested() {
+			if !core.PollOf(w).WorkRequested() {
 				t.Fatalf("round %d: the thief's request after the pushed task was lost", round)
 			}
 			var again Task
-			var ran2 Completion
+			var ran2 core.Completion
 			again.Init(func(*Worker, *Task) { ran2.Complete() })
-			w.Push(&again)
-			w.Wait(&ran2)
+			core.Push(w, &again)
+			core.Wait(w, &ran2)
 		})
 	}
 	if thiefRounds == 0 {

@@ -20,7 +20,7 @@
 // # How work moves
 //
 // At every node the walk asks the core whether another participant wants
-// work (Worker.WorkRequested: one load of the worker's own memory). If so,
+// work (core.Poll.WorkRequested: one load of the worker's own memory). If so,
 // it deals out the FIRST unstarted children of the OLDEST frame that has
 // any (the oldest frame holds the biggest pieces of work): one child, or,
 // for a frame with 16 or more left, an eighth of them as one range. The

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 )
 
 // Ops are a fold's callbacks and the children function. An Ops value
@@ -27,7 +28,7 @@ type Ops[N, H, R any] struct {
 	// neither taken back by their owner nor finished by a thief.
 	pending  atomic.Int64
 	draining atomic.Bool
-	drained  forkjoin.Completion
+	drained  core.Completion
 }
 
 // Run folds the tree below root on w's run, sharing it with the other
@@ -57,7 +58,7 @@ func (ops *Ops[N, H, R]) drain(w *forkjoin.Worker) {
 	if ops.pending.Load() == 0 {
 		return
 	}
-	w.Wait(&ops.drained)
+	core.Wait(w, &ops.drained)
 }
 
 // pub is a published child: a task a thief may run, or its owner take back.
@@ -75,7 +76,7 @@ type pub[N, H, R any] struct {
 	first, end int
 	claim      atomic.Bool // set once, by whoever walks the child
 	failed     atomic.Bool
-	done       forkjoin.Completion
+	done       core.Completion
 	next       *pub[N, H, R]
 }
 
@@ -116,7 +117,8 @@ type pubs[N, H, R any] struct {
 
 type state[N, H, R any] struct {
 	ops    *Ops[N, H, R]
-	w      *forkjoin.Worker // the participant walking with this state
+	w      *forkjoin.Worker           // the participant walking with this state
+	poll   core.Poll[forkjoin.Worker] // w's: the look for a request at each node
 	kids   []N
 	frames frameStack[frame[N, H, R]]
 	low    int // frames below low have no unstarted child
@@ -184,11 +186,11 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 // abandon waits for thieves), it goes on unwinding by itself.
 func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 	if v == nil {
-		w.RecordPanic(forkjoin.ErrGoexit)
+		core.RecordPanic(w, forkjoin.ErrGoexit)
 		st.abandon(w)
 		return
 	}
-	w.RecordPanic(v)
+	core.RecordPanic(w, v)
 	st.abandon(w)
 	panic(v)
 }
@@ -198,7 +200,7 @@ func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 // be handled as run does (fail).
 func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	for {
-		if w.WorkRequested() {
+		if st.poll.WorkRequested() {
 			st.answer(w)
 		} else if s := st.ops.sched; s != nil && s.Deal() {
 			st.forceDeal(w)
@@ -290,7 +292,7 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 			// looking (dry) until there is. A request that the heartbeat
 			// answered with a private fork does not stand: the next one
 			// may find another.
-			if !st.offer(w, false) && w.RequestPending() {
+			if !st.offer(w, false) && core.RequestPending(w) {
 				st.dry = true
 			}
 			return
@@ -307,7 +309,7 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 			return
 		}
 		st.deliver(f, idx, r) // no frame was pushed: f is valid
-		if !w.WorkRequested() {
+		if !st.poll.WorkRequested() {
 			return
 		}
 	}
@@ -425,7 +427,7 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		}
 		return true
 	}
-	w.Wait(&p.done)
+	core.Wait(w, &p.done)
 	if p.failed.Load() {
 		w.Abort(nil) // the thief's failure is recorded by its boundary
 	}
@@ -496,7 +498,7 @@ func (st *state[N, H, R]) putBehind(ps *pubs[N, H, R], p *pub[N, H, R], acc int)
 }
 
 // States are reused: each participant keeps a stack of free states per
-// type (Worker.Local), so that a walk's buffers grow once and then stay —
+// type (core.Local), so that a walk's buffers grow once and then stay —
 // a deep chain costs its frames once per participant, not once per run. A
 // walk nested in another on the same participant (a range it took back, a
 // task it helps with while it waits) takes another state from the stack.
@@ -519,7 +521,7 @@ func keyFor[N, H, R any]() *stateKey {
 }
 
 func stackOf[N, H, R any](w *forkjoin.Worker) *stateStack[N, H, R] {
-	return w.Local(keyFor[N, H, R](), func() any { return new(stateStack[N, H, R]) }).(*stateStack[N, H, R])
+	return core.Local(w, keyFor[N, H, R](), func() any { return new(stateStack[N, H, R]) }).(*stateStack[N, H, R])
 }
 
 func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R] {
@@ -533,14 +535,14 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 		st = &state[N, H, R]{}
 		st.yield = func(c N) bool {
 			st.kids = append(st.kids, c)
-			if (len(st.kids)-st.listing)%streamEvery == 0 && st.w.WorkRequested() {
+			if (len(st.kids)-st.listing)%streamEvery == 0 && st.poll.WorkRequested() {
 				st.stream()
 			}
 			return true
 		}
 	}
 	st.ops = ops
-	st.w = w
+	st.w, st.poll = w, core.PollOf(w)
 	return st
 }
 
@@ -550,7 +552,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	if st.frames.capacity() > maxKept || cap(st.kids) > maxKept {
 		return
 	}
-	st.ops, st.w, st.dealt = nil, nil, nil
+	st.ops, st.w, st.poll, st.dealt = nil, nil, core.Poll[forkjoin.Worker]{}, nil
 	st.kids = st.kids[:0]
 	st.frames.reset()
 	st.low, st.ticks, st.dry = 0, 0, false
@@ -662,7 +664,7 @@ func (st *state[N, H, R]) stream() {
 		st.lastStreamed.next = p
 	}
 	st.lastStreamed = p
-	w.Push(&p.task)
+	core.Push(w, &p.task)
 }
 
 // share makes a pub of the listed children from the first one not
@@ -784,7 +786,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			ps.held = nil
 			t.results = make([]R, n) // a range now
 			st.noteDealt(t)
-			w.Push(&t.task) // it counts in pending since share
+			core.Push(w, &t.task) // it counts in pending since share
 			return true
 		}
 		if k == 1 {
@@ -809,7 +811,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 	}
 	st.ops.pending.Add(1)
 	st.noteDealt(p)
-	w.Push(&p.task)
+	core.Push(w, &p.task)
 	return true
 }
 
@@ -890,12 +892,12 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 	st = getState[N, H, R](w, p.ops)
 	lo, hi := 0, len(p.nodes)
 	for lo < hi {
-		if hi-lo >= 2 && w.WorkRequested() {
+		if hi-lo >= 2 && st.poll.WorkRequested() {
 			mid := lo + (hi-lo)/2
 			sp := newRangePub(p.ops, p.nodes[mid:hi:hi], p.results[mid:hi:hi])
 			p.ops.pending.Add(1)
 			sp.next, subs = subs, sp
-			w.Push(&sp.task)
+			core.Push(w, &sp.task)
 			hi = mid
 			continue
 		}
@@ -921,7 +923,7 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			p.ops.pubOver()
 			s.runRange(w)
 		} else {
-			w.Wait(&s.done)
+			core.Wait(w, &s.done)
 			if s.failed.Load() {
 				w.Abort(nil)
 			}
