@@ -11,4 +11,7 @@
 // points to, so the caller may reuse that memory for the next run.
 //
 // The package imports nothing of forkjoin's; pool builds its workers on it.
+// Programs that use forkjoin's pool, folds and walks need none of it: it is
+// public as the foundation they stand on, for code that runs its own
+// workers on the same lifecycle.
 package dispatch
