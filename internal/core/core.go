@@ -27,7 +27,7 @@ type Worker[W any] struct {
 }
 
 var (
-	worker any // Worker[W]
+	worker any // *Worker[W]
 	push   any // func(w *W, t *T)
 )
 
@@ -36,10 +36,10 @@ func Register[W, T any](ops Worker[W], pushTask func(w *W, t *T)) {
 	if worker != nil {
 		panic("core: Register called twice")
 	}
-	worker, push = ops, pushTask
+	worker, push = &ops, pushTask
 }
 
-func ops[W any]() Worker[W] { return worker.(Worker[W]) }
+func ops[W any]() *Worker[W] { return worker.(*Worker[W]) }
 
 // Push makes the intrusive task t (a forkjoin.Task initialised with Init)
 // available to the other participants of w's pool, and to w itself, which
