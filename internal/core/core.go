@@ -89,14 +89,20 @@ func RequestPending[W any](w *W) bool { return ops[W]().RequestPending(w) }
 // Poll is the look at a worker's poll word that code keeping its own
 // pending work (a walk keeps unvisited children) makes at every node. Take
 // it once per task with PollOf; WorkRequested is then one atomic load when
-// nobody asked.
+// nobody asked, and a call through a function pointer it holds (no lookup)
+// while a request stands, which on a chain of single children is at every
+// node.
 type Poll[W any] struct {
 	word *uintptr // the worker's poll word: 0 when it is asked
 	w    *W
+	slow func(w *W) bool // the worker's Requested
 }
 
 // PollOf returns w's Poll.
-func PollOf[W any](w *W) Poll[W] { return Poll[W]{word: ops[W]().PollWord(w), w: w} }
+func PollOf[W any](w *W) Poll[W] {
+	o := ops[W]()
+	return Poll[W]{word: o.PollWord(w), w: w, slow: o.Requested}
+}
 
 // WorkRequested reports whether another participant has asked the worker
 // for work and is still waiting for it; the answer to a true is a Push.
@@ -116,8 +122,5 @@ func (p Poll[W]) WorkRequested() bool {
 	if atomic.LoadUintptr(p.word) != 0 {
 		return false
 	}
-	return requested(p.w)
+	return p.slow(p.w)
 }
-
-// requested is WorkRequested's slow path.
-func requested[W any](w *W) bool { return ops[W]().Requested(w) }
