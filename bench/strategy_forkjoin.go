@@ -39,17 +39,17 @@ var (
 // left one is a direct call. Like treeSumSeq it does not descend into
 // missing children, so both make one call per node (forking the nil
 // children of the leaves too would double the calls).
-func fjSum(w *forkjoin.Worker, n *Node) int64 {
+func fjSum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 	if n.Right == nil {
 		if n.Left == nil {
 			return n.Value
 		}
-		return n.Value + fjSum(w, n.Left)
+		return n.Value + fjSum(f, w, n.Left)
 	}
-	right := fjTreeSum.Fork(w, n.Right)
+	right := f.Fork(w, n.Right)
 	var left int64
 	if n.Left != nil {
-		left = fjSum(w, n.Left)
+		left = fjSum(f, w, n.Left)
 	}
 	return n.Value + left + right.Join(w)
 }
@@ -61,20 +61,20 @@ const sortLeaf = 2048
 
 func init() {
 	fjTreeSum = forkjoin.NewFork(fjSum)
-	fjFib = forkjoin.NewFork(func(w *forkjoin.Worker, n int) int64 {
+	fjFib = forkjoin.NewFork(func(f *forkjoin.Fork[int, int64], w *forkjoin.Worker, n int) int64 {
 		if n < 2 {
 			return int64(n)
 		}
-		a, b := fjFib.Join(w, n-1, n-2)
+		a, b := f.Join(w, n-1, n-2)
 		return a + b
 	})
-	fjSort = forkjoin.NewFork(func(w *forkjoin.Worker, s sortArg) struct{} {
+	fjSort = forkjoin.NewFork(func(f *forkjoin.Fork[sortArg, struct{}], w *forkjoin.Worker, s sortArg) struct{} {
 		if len(s.a) <= sortLeaf {
 			mergeSortSeq(s.a, s.buf)
 			return struct{}{}
 		}
 		mid := len(s.a) / 2
-		fjSort.Join(w, sortArg{s.a[:mid], s.buf[:mid]}, sortArg{s.a[mid:], s.buf[mid:]})
+		f.Join(w, sortArg{s.a[:mid], s.buf[:mid]}, sortArg{s.a[mid:], s.buf[mid:]})
 		mergeHalves(s.a, mid, s.buf)
 		return struct{}{}
 	})

@@ -36,7 +36,7 @@ func BenchmarkFineGrain(b *testing.B) {
 			return h
 		}
 		var fk *forkjoin.Fork[*fineNode, int64]
-		fk = forkjoin.NewFork(func(w *forkjoin.Worker, nd *fineNode) int64 {
+		fk = forkjoin.NewFork(func(f *forkjoin.Fork[*fineNode, int64], w *forkjoin.Worker, nd *fineNode) int64 {
 			h := nd.Val + spin(nd.Val)
 			switch len(nd.Kids) {
 			case 1:

@@ -35,15 +35,13 @@ const (
 
 var soakNames = [soakKinds]string{"fold", "DAG fold", "cancellation", "panic", "fork", "spawn"}
 
-var soakFib *forkjoin.Fork[int, int]
+var soakFib = forkjoin.NewFork(soakFibFn)
 
-func init() { soakFib = forkjoin.NewFork(soakFibFn) }
-
-func soakFibFn(w *forkjoin.Worker, n int) int {
+func soakFibFn(f *forkjoin.Fork[int, int], w *forkjoin.Worker, n int) int {
 	if n < 2 {
 		return n
 	}
-	a, b := soakFib.Join(w, n-1, n-2)
+	a, b := f.Join(w, n-1, n-2)
 	return a + b
 }
 

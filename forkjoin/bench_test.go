@@ -96,7 +96,7 @@ func BenchmarkTreeSum(b *testing.B) {
 			}
 			for _, par := range []int{1, 2} {
 				b.Run(fmt.Sprintf("future-p%d", par), func(b *testing.B) {
-					benchRunSum(b, bt, par, futureSum)
+					benchRunSum(b, bt, par, futureSumFork.Call)
 					perOp(b, bt.nodes, "ns/node")
 				})
 			}
@@ -206,7 +206,7 @@ func BenchmarkScaling(b *testing.B) {
 	}
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("future-p%d", par), func(b *testing.B) {
-			benchRunSum(b, bt, par, futureSum)
+			benchRunSum(b, bt, par, futureSumFork.Call)
 		})
 	}
 	for _, cut := range []int{1, 4, 8} {

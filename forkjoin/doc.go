@@ -13,9 +13,10 @@
 //     goroutine with a *Worker, and the call returns when everything forked
 //     from it has finished. Any number of goroutines may run at once on one
 //     pool, and a task may start a nested run.
-//   - Fork[A, R] is the typed fork: NewFork(fn) once, then f.Join(w, a, b)
-//     runs fn(w, a) and fn(w, b) in parallel, or f.Fork(w, a) returns a
-//     Future to Join later. Forking allocates nothing and touches no shared
+//   - Fork[A, R] is the typed fork: NewFork(fn), then f.Join(w, a, b) runs
+//     fn(f, w, a) and fn(f, w, b) in parallel, or f.Fork(w, a) returns a
+//     Future to Join later. fn receives its own Fork, so its recursion
+//     forks through a parameter: no package variable set in init. Forking allocates nothing and touches no shared
 //     memory until another participant asks for work. The cheapest form is
 //     a Future in the function's own recursion, with a pointer argument:
 //     Fork and Future.Join are then inlined into it (example below).
@@ -31,17 +32,18 @@
 //   - Task, Submit and SubmitBatch run intrusive tasks that live in the
 //     caller's memory: nothing is allocated per task.
 //
-// Tree-sum, forking at every node, with a Future (sumFork is
-// forkjoin.NewFork(sum), made once in an init function):
+// Tree-sum, forking at every node, with a Future:
 //
-//	func sum(w *forkjoin.Worker, n *Node) int64 {
+//	func sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 //		if n == nil {
 //			return 0
 //		}
-//		right := sumFork.Fork(w, n.Right) // another worker may take it
-//		left := sum(w, n.Left)
+//		right := f.Fork(w, n.Right) // another worker may take it
+//		left := sum(f, w, n.Left)
 //		return n.Value + left + right.Join(w)
 //	}
+//
+//	var sumFork = forkjoin.NewFork(sum) // or forkjoin.NewFork(sum).Call(w, root) in the run
 //
 // Errors and panics follow one rule, here and in packages fold and tree:
 // every function with an error result reports through it what fails at

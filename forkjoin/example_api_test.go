@@ -32,7 +32,7 @@ func Example() {
 	// total sums a subtree: the right child may run on another worker
 	// while this one sums the left.
 	var total *forkjoin.Fork[*node, int]
-	total = forkjoin.NewFork(func(w *forkjoin.Worker, n *node) int {
+	total = forkjoin.NewFork(func(f *forkjoin.Fork[*node, int], w *forkjoin.Worker, n *node) int {
 		if n == nil {
 			return 0
 		}
@@ -236,7 +236,7 @@ func ExampleDependencyError_Unwrap() {
 func ExampleFork() {
 	// maxOf finds the largest element, splitting the slice in halves.
 	var maxOf *forkjoin.Fork[[]int, int]
-	maxOf = forkjoin.NewFork(func(w *forkjoin.Worker, s []int) int {
+	maxOf = forkjoin.NewFork(func(f *forkjoin.Fork[[]int, int], w *forkjoin.Worker, s []int) int {
 		if len(s) <= 4 {
 			return slices.Max(s)
 		}
@@ -270,7 +270,7 @@ func ExampleFuture() {
 		{size: 5},
 	}}
 	var du *forkjoin.Fork[*dir, int]
-	du = forkjoin.NewFork(func(w *forkjoin.Worker, d *dir) int {
+	du = forkjoin.NewFork(func(f *forkjoin.Fork[*dir, int], w *forkjoin.Worker, d *dir) int {
 		total := d.size
 		if len(d.subdirs) == 0 {
 			return total

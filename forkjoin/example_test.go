@@ -22,17 +22,13 @@ func tree(depth int) *Node {
 	return &Node{Value: int64(depth), Left: tree(depth - 1), Right: tree(depth - 1)}
 }
 
-var sum *forkjoin.Fork[*Node, int64]
-
-func init() {
-	sum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
-		if n == nil {
-			return 0
-		}
-		l, r := sum.Join(w, n.Left, n.Right)
-		return n.Value + l + r
-	})
-}
+var sum = forkjoin.NewFork(func(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	l, r := f.Join(w, n.Left, n.Right)
+	return n.Value + l + r
+})
 
 func ExampleNewFork() {
 	root := tree(10)
@@ -45,7 +41,7 @@ func ExampleNewFork() {
 }
 
 func ExampleFork_Fork() {
-	square := forkjoin.NewFork(func(w *forkjoin.Worker, x int) int { return x * x })
+	square := forkjoin.NewFork(func(_ *forkjoin.Fork[int, int], w *forkjoin.Worker, x int) int { return x * x })
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
 			var futures [4]forkjoin.Future[int, int]
@@ -65,24 +61,22 @@ func ExampleFork_Fork() {
 // sumRec is tree-sum with a Future: the right half is forked, the left
 // half is the recursion's own call. With a pointer argument, Fork and
 // Future.Join are inlined into it: the cheapest fork there is.
-func sumRec(w *forkjoin.Worker, n *Node) int64 {
+// It receives its own Fork as f, so it needs no package variable: NewFork
+// can be called where the run starts.
+func sumRec(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := sumFork.Fork(w, n.Right) // another worker may take it
-	left := sumRec(w, n.Left)
+	right := f.Fork(w, n.Right) // another worker may take it
+	left := sumRec(f, w, n.Left)
 	return n.Value + left + right.Join(w)
 }
-
-var sumFork *forkjoin.Fork[*Node, int64]
-
-func init() { sumFork = forkjoin.NewFork(sumRec) }
 
 func ExampleFork_Fork_recursion() {
 	root := tree(10)
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			fmt.Println(sumRec(w, root))
+			fmt.Println(forkjoin.NewFork(sumRec).Call(w, root))
 		})
 	})
 	// Output: 2036
@@ -175,7 +169,7 @@ func ExampleRun() {
 
 func ExampleFork_Join() {
 	var fib *forkjoin.Fork[int, int]
-	fib = forkjoin.NewFork(func(w *forkjoin.Worker, n int) int {
+	fib = forkjoin.NewFork(func(f *forkjoin.Fork[int, int], w *forkjoin.Worker, n int) int {
 		if n < 2 {
 			return n
 		}
@@ -191,7 +185,7 @@ func ExampleFork_Join() {
 }
 
 func ExampleFork_Call() {
-	double := forkjoin.NewFork(func(w *forkjoin.Worker, x int) int { return 2 * x })
+	double := forkjoin.NewFork(func(_ *forkjoin.Fork[int, int], w *forkjoin.Worker, x int) int { return 2 * x })
 	pool.With(1, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
 			fmt.Println(double.Call(w, 21)) // a plain call: no fork
@@ -201,7 +195,7 @@ func ExampleFork_Call() {
 }
 
 func ExampleFuture_Join() {
-	length := forkjoin.NewFork(func(w *forkjoin.Worker, s string) int { return len(s) })
+	length := forkjoin.NewFork(func(_ *forkjoin.Fork[string, int], w *forkjoin.Worker, s string) int { return len(s) })
 	words := []string{"work", "stealing", "in", "Go"}
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {

@@ -121,7 +121,7 @@ func BenchmarkForkFloor(b *testing.B) {
 		perOp(b, bt.nodes, "ns/node")
 	})
 	b.Run("future-p1", func(b *testing.B) {
-		benchRunSum(b, bt, 1, futureSum)
+		benchRunSum(b, bt, 1, futureSumFork.Call)
 		perOp(b, bt.nodes, "ns/node")
 	})
 }

@@ -31,9 +31,9 @@ type forArg struct {
 	body   func(w *Worker, lo, hi int)
 }
 
-var forFork *Fork[forArg, struct{}]
-
-func init() { forFork = NewFork(forStep) }
+// forFork forks forStep; forStep reaches it as its parameter f, so this
+// declaration needs no init function.
+var forFork = NewFork(forStep)
 
 // For calls body(w, lo, hi) for consecutive sub-ranges [lo, hi) that
 // together cover [0, n) exactly once, possibly in parallel. grain is the
@@ -55,10 +55,10 @@ func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
 	if n == 0 {
 		return
 	}
-	forStep(w, forArg{lo: 0, hi: n, grain: grain, body: body})
+	forFork.Call(w, forArg{lo: 0, hi: n, grain: grain, body: body})
 }
 
-func forStep(w *Worker, a forArg) struct{} {
+func forStep(f *Fork[forArg, struct{}], w *Worker, a forArg) struct{} {
 	lo, hi := a.lo, a.hi
 	chunk := a.grain
 	adaptive := chunk == 0
@@ -68,7 +68,7 @@ func forStep(w *Worker, a forArg) struct{} {
 	for lo < hi {
 		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
 			mid := lo + (hi-lo)/2
-			forFork.Join(w,
+			f.Join(w,
 				forArg{lo: lo, hi: mid, grain: a.grain, body: a.body},
 				forArg{lo: mid, hi: hi, grain: a.grain, body: a.body})
 			return struct{}{}
@@ -103,7 +103,6 @@ type reduceSpec[T any] struct {
 	grain   int
 	leaf    func(w *Worker, lo, hi int) T
 	combine func(a, b T) T
-	fork    *Fork[reduceArg[T], T]
 }
 
 type reduceArg[T any] struct {
@@ -149,11 +148,11 @@ func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, 
 	if n == 0 {
 		return zero
 	}
-	spec := &reduceSpec[T]{grain: grain, leaf: leaf, combine: combine, fork: reduceForkFor[T]()}
-	return reduceStep(w, reduceArg[T]{lo: 0, hi: n, spec: spec})
+	spec := &reduceSpec[T]{grain: grain, leaf: leaf, combine: combine}
+	return reduceForkFor[T]().Call(w, reduceArg[T]{lo: 0, hi: n, spec: spec})
 }
 
-func reduceStep[T any](w *Worker, a reduceArg[T]) T {
+func reduceStep[T any](f *Fork[reduceArg[T], T], w *Worker, a reduceArg[T]) T {
 	sp := a.spec
 	lo, hi := a.lo, a.hi
 	chunk := sp.grain
@@ -166,7 +165,7 @@ func reduceStep[T any](w *Worker, a reduceArg[T]) T {
 	for lo < hi {
 		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
 			mid := lo + (hi-lo)/2
-			l, r := sp.fork.Join(w, reduceArg[T]{lo: lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: hi, spec: sp})
+			l, r := f.Join(w, reduceArg[T]{lo: lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: hi, spec: sp})
 			m := sp.combine(l, r)
 			if have {
 				return sp.combine(acc, m)

@@ -227,34 +227,38 @@ func (w *Worker) resetSlabs() {
 	w.sp, w.published, w.dirty = 0, 0, false
 }
 
-// Fork is a function of the shape func(w *Worker, arg A) R prepared for
-// forking: Join runs two calls of it in parallel, Fork/Future.Join any
-// number, and neither allocates in steady state. Create a Fork once (a
-// package-level variable, or once per long-lived value) and use it from any
-// number of goroutines and runs:
+// Fork is a function of the shape func(f *Fork[A, R], w *Worker, arg A) R
+// prepared for forking: Join runs two calls of it in parallel, Fork and
+// Future.Join any number, and neither allocates in steady state.
 //
-//	var sum *forkjoin.Fork[*Node, int64]
+// The function receives its own Fork as f, so a recursion forks through
+// its parameter and refers to no variable: a Fork can be a package-level
+// variable initialised in its declaration (no init function, no
+// initialisation cycle), or be made where a run starts. Use one Fork from
+// any number of goroutines and runs:
 //
-//	func init() {
-//		sum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
-//			if n == nil {
-//				return 0
-//			}
-//			l, r := sum.Join(w, n.Left, n.Right)
-//			return n.Value + l + r
-//		})
-//	}
+//	var sum = forkjoin.NewFork(func(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
+//		if n == nil {
+//			return 0
+//		}
+//		l, r := f.Join(w, n.Left, n.Right)
+//		return n.Value + l + r
+//	})
+//
+// NewFork allocates and looks up its (A, R) pair (about a microsecond):
+// made once per run it is invisible next to the run, made per call of a
+// small function it is not.
 //
 // A Fork must not be copied: forks in flight point into it (go vet's
 // copylocks check reports copies).
 type Fork[A, R any] struct {
 	_  noCopy
-	fn func(w *Worker, arg A) R
+	fn func(f *Fork[A, R], w *Worker, arg A) R
 	// Future forks (Fork.Fork, Future.Join): the slow paths, passed as
 	// arguments to forkFuture and joinFuture (see there), and the two
 	// words the fast path needs.
 	forkSlowFn func(w *Worker, a A) Future[A, R]
-	joinSlowFn func(w *Worker, a A) R
+	joinSlowFn func(f *Fork[A, R], w *Worker, a A) R
 	fastMask   uintptr // ^0 if A is pointer-shaped (Fork.Fork has a fast path), else 0
 	refBits    uintptr // &ref's bits: the word of a Future fork's entry
 
@@ -358,20 +362,21 @@ func wordArg[A any](e *forkEntry) A {
 	return *(*A)(unsafe.Pointer(&e.arg))
 }
 
-// NewFork prepares fn for forking. fn must not be nil.
+// NewFork prepares fn for forking: every call the Fork makes is
+// fn(f, w, arg), with f the Fork itself. fn must not be nil.
 //
 // It is never inlined, so the Fork it returns is always on the heap; a
 // fork's entry relies on that (see forkEntry.wordOf).
 //
 //go:noinline
-func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
+func NewFork[A, R any](fn func(f *Fork[A, R], w *Worker, arg A) R) *Fork[A, R] {
 	if fn == nil {
 		panic("forkjoin: NewFork with a nil function")
 	}
 	f := &Fork[A, R]{fn: fn, sid: slabIDFor[A, R](), kind: wordKind[A]()}
 	f.exec = func(w *Worker, h *task) {
 		sl := (*slot[A, R])(taskPointer(h))
-		sl.res = f.fn(w, sl.arg)
+		sl.res = f.fn(f, w, sl.arg)
 	}
 	f.word.publish = func(w *Worker, e *forkEntry) *task {
 		return f.publishWord(w, e, wordArg[A](e))
@@ -380,7 +385,7 @@ func NewFork[A, R any](fn func(w *Worker, arg A) R) *Fork[A, R] {
 		return f.publishWord(w, e, *(*A)(unsafe.Pointer(&e.p)))
 	}
 	f.forkSlowFn = f.forkSlow
-	f.joinSlowFn = f.joinFutureSlow
+	f.joinSlowFn = (*Fork[A, R]).joinFutureSlow
 	if f.kind == wordPointer {
 		f.fastMask = ^uintptr(0)
 	}
@@ -399,8 +404,13 @@ func (f *Fork[A, R]) publishWord(w *Worker, e *forkEntry, a A) *task {
 	return &sl.hdr
 }
 
-// Call runs the function inline: f.Call(w, a) is fn(w, a).
-func (f *Fork[A, R]) Call(w *Worker, a A) R { return f.fn(w, a) }
+// Call runs the function inline: f.Call(w, a) is fn(f, w, a).
+func (f *Fork[A, R]) Call(w *Worker, a A) R {
+	if f == nil || f.fn == nil {
+		panic(errZeroFork)
+	}
+	return f.fn(f, w, a)
+}
 
 // Join runs fn(w, a) and fn(w, b), possibly in parallel, and returns both
 // results: fn(w, a) runs on the calling goroutine at once, while fn(w, b)
@@ -434,10 +444,10 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	e.word = wordPtr(&f.word)
 	e.arg = wordBits(b)
 	w.sp = i + 1
-	ra := f.fn(w, a)
+	ra := f.fn(f, w, a)
 	w.sp = i
 	if i >= w.published {
-		return ra, f.fn(w, b)
+		return ra, f.fn(f, w, b)
 	}
 	return ra, f.joinPublishedWord(w, i)
 }
@@ -466,7 +476,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	e := &w.forks[i]
 	e.hdr, e.word = &sl.hdr, 0
 	w.sp = i + 1
-	ra := f.fn(w, a)
+	ra := f.fn(f, w, a)
 	w.sp = i
 	if i >= w.published {
 		// Not published: the slot is ours again. It was pushed at off <
@@ -475,7 +485,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 		// chunk only when off reaches 0 with ci > 0, which a push at
 		// off = 0 implies cannot happen: ci > 0 keeps off >= 1).
 		s.off = off
-		return ra, f.fn(w, b)
+		return ra, f.fn(f, w, b)
 	}
 	return ra, f.joinPublished(w, s, sl, i)
 }
@@ -497,20 +507,20 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 		if w.asked() {
 			w.heartbeat() // may publish this very fork
 		}
-		ra := f.fn(w, a)
+		ra := f.fn(f, w, a)
 		w.sp = i
 		if i >= w.published {
-			return ra, f.fn(w, b)
+			return ra, f.fn(f, w, b)
 		}
 		return ra, f.joinPublishedWord(w, i)
 	}
 	s, sl := f.pushSlot(w, b)
-	ra := f.fn(w, a)
+	ra := f.fn(f, w, a)
 	w.sp--
 	i := w.sp
 	if i >= w.published {
 		s.pop()
-		return ra, f.fn(w, b)
+		return ra, f.fn(f, w, b)
 	}
 	return ra, f.joinPublished(w, s, sl, i)
 }
@@ -542,7 +552,7 @@ func (f *Fork[A, R]) joinPublishedWord(w *Worker, i int) R {
 	sl := (*slot[A, R])(taskPointer(h))
 	var rb R
 	if w.reclaim(h, i) {
-		rb = f.fn(w, sl.arg)
+		rb = f.fn(f, w, sl.arg)
 	} else {
 		rb = sl.res
 	}
@@ -557,7 +567,7 @@ func (f *Fork[A, R]) joinPublishedWord(w *Worker, i int) R {
 func (f *Fork[A, R]) joinPublished(w *Worker, s *slab[A, R], sl *slot[A, R], i int) R {
 	var rb R
 	if w.reclaim(&sl.hdr, i) {
-		rb = f.fn(w, sl.arg)
+		rb = f.fn(f, w, sl.arg)
 	} else {
 		rb = sl.res
 	}
@@ -580,12 +590,12 @@ func (f *Fork[A, R]) joinPublished(w *Worker, s *slab[A, R], sl *slot[A, R], i i
 // are small enough for the compiler to inline into it: this is the
 // cheapest fork forkjoin has.
 //
-//	func sum(w *forkjoin.Worker, n *Node) int64 {
+//	func sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 //		if n == nil {
 //			return 0
 //		}
-//		right := sumFork.Fork(w, n.Right) // another worker may take it
-//		left := sum(w, n.Left)
+//		right := f.Fork(w, n.Right) // another worker may take it
+//		left := sum(f, w, n.Left)
 //		return n.Value + left + right.Join(w)
 //	}
 type Future[A, R any] struct {
@@ -669,14 +679,14 @@ func (fu Future[A, R]) Join(w *Worker) R {
 // the inlining budget by taking its slow path as a parameter and making
 // one call, to whichever function the test picked. The slow path finds
 // the Future's top in w.joinTop.
-func joinFuture[A, R any](fn func(w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
+func joinFuture[A, R any](fn func(f *Fork[A, R], w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
 	if top == w.sp && top > w.published {
 		w.sp = top - 1
 		fn = f.fn
 	} else {
 		w.joinTop = top
 	}
-	return fn(w, a)
+	return fn(f, w, a)
 }
 
 // joinFutureSlow is Join when the fork was published, or was a slab fork,
@@ -694,12 +704,12 @@ func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
 	}
 	w.sp = i
 	if i >= w.published {
-		return f.fn(w, a) // not published after all
+		return f.fn(f, w, a) // not published after all
 	}
 	return f.joinPublishedWord(w, i)
 }
 
-const errZeroFork = "forkjoin: use of a Fork not made by NewFork (a zero Fork value)"
+const errZeroFork = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
 
 const errFutureOrder = "forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice"
 
@@ -727,9 +737,9 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 		if w.asked() {
 			w.heartbeat()
 		}
-		r = f.fn(w, sl.arg)
+		r = f.fn(f, w, sl.arg)
 	} else if w.reclaim(h, i) {
-		r = f.fn(w, sl.arg)
+		r = f.fn(f, w, sl.arg)
 	} else {
 		r = sl.res
 	}
@@ -759,7 +769,7 @@ func joinMisuse(w *Worker) {
 	panic("forkjoin: Join with a nil function")
 }
 
-var joinFork = NewFork(func(w *Worker, f func(w *Worker)) struct{} {
-	f(w)
+var joinFork = NewFork(func(_ *Fork[func(w *Worker), struct{}], w *Worker, fn func(w *Worker)) struct{} {
+	fn(w)
 	return struct{}{}
 })

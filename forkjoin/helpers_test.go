@@ -37,32 +37,26 @@ func seqSum(n *tnode) int64 {
 }
 
 // sumFork is tree-sum with the typed fork at every node.
-var sumFork *Fork[*tnode, int64]
-
-func init() {
-	sumFork = NewFork(func(w *Worker, n *tnode) int64 {
-		if n == nil {
-			return 0
-		}
-		l, r := sumFork.Join(w, n.left, n.right)
-		return n.val + l + r
-	})
-}
-
-// futureSum is tree-sum with a Future at every node: the recursion calls
-// itself for the left half, and Fork and Future.Join inline into it.
-func futureSum(w *Worker, n *tnode) int64 {
+var sumFork = NewFork(func(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
 	if n == nil {
 		return 0
 	}
-	right := futureSumFork.Fork(w, n.right)
-	left := futureSum(w, n.left)
+	l, r := f.Join(w, n.left, n.right)
+	return n.val + l + r
+})
+
+// futureSum is tree-sum with a Future at every node: the recursion calls
+// itself for the left half, and Fork and Future.Join inline into it.
+func futureSum(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
+	if n == nil {
+		return 0
+	}
+	right := f.Fork(w, n.right)
+	left := futureSum(f, w, n.left)
 	return n.val + left + right.Join(w)
 }
 
-var futureSumFork *Fork[*tnode, int64]
-
-func init() { futureSumFork = NewFork(futureSum) }
+var futureSumFork = NewFork(futureSum)
 
 // joinSum is tree-sum with the closure Join at every node.
 func joinSum(w *Worker, n *tnode) int64 {
@@ -160,30 +154,26 @@ func seqHash(n *knode) uint64 {
 
 // hashFork is seqHash with a Future per child but the first, which runs
 // inline; the futures are joined last-forked first.
-var hashFork *Fork[*knode, uint64]
-
-func init() {
-	hashFork = NewFork(func(w *Worker, n *knode) uint64 {
-		k := len(n.kids)
-		if k == 0 {
-			return n.val
-		}
-		var futures [maxKids]Future[*knode, uint64]
-		var res [maxKids]uint64
-		for i := 1; i < k; i++ {
-			futures[i] = hashFork.Fork(w, n.kids[i])
-		}
-		res[0] = hashFork.Call(w, n.kids[0])
-		for i := k - 1; i >= 1; i-- {
-			res[i] = futures[i].Join(w)
-		}
-		h := n.val
-		for _, r := range res[:k] {
-			h = h*0x100000001B3 ^ r
-		}
-		return h
-	})
-}
+var hashFork = NewFork(func(f *Fork[*knode, uint64], w *Worker, n *knode) uint64 {
+	k := len(n.kids)
+	if k == 0 {
+		return n.val
+	}
+	var futures [maxKids]Future[*knode, uint64]
+	var res [maxKids]uint64
+	for i := 1; i < k; i++ {
+		futures[i] = f.Fork(w, n.kids[i])
+	}
+	res[0] = f.Call(w, n.kids[0])
+	for i := k - 1; i >= 1; i-- {
+		res[i] = futures[i].Join(w)
+	}
+	h := n.val
+	for _, r := range res[:k] {
+		h = h*0x100000001B3 ^ r
+	}
+	return h
+})
 
 func seqFib(n int) int {
 	a, b := 0, 1
@@ -194,17 +184,13 @@ func seqFib(n int) int {
 }
 
 // fibFork is naive fib with the typed fork at every call.
-var fibFork *Fork[int, int]
-
-func init() {
-	fibFork = NewFork(func(w *Worker, n int) int {
-		if n < 2 {
-			return n
-		}
-		a, b := fibFork.Join(w, n-1, n-2)
-		return a + b
-	})
-}
+var fibFork = NewFork(func(f *Fork[int, int], w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := f.Join(w, n-1, n-2)
+	return a + b
+})
 
 // fibJoin is naive fib with the closure Join at every call.
 func fibJoin(w *Worker, n int) int {

@@ -98,7 +98,7 @@ func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T
 		},
 		func(b []T) {
 			if len(b) > 0 {
-				forStep(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
+				forFork.Call(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
 			}
 		})
 }
@@ -131,7 +131,7 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 			}
 			return r
 		}
-		return reduceArg[R]{lo: 0, hi: len(b), spec: &reduceSpec[R]{leaf: leaf, combine: combine, fork: fork}}
+		return reduceArg[R]{lo: 0, hi: len(b), spec: &reduceSpec[R]{leaf: leaf, combine: combine}}
 	}
 	var acc R
 	have := false
@@ -159,7 +159,7 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 		},
 		func(b []T) {
 			if len(b) > 0 {
-				rLast, lastHave = reduceStep(w, arg(b)), true
+				rLast, lastHave = fork.Call(w, arg(b)), true
 			}
 		})
 	if lastHave { // after the buffers forked before it

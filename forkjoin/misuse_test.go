@@ -30,6 +30,19 @@ func TestNilMisuse(t *testing.T) {
 		})
 	})
 
+	mustPanic(t, "nil Fork's Call", "nil *Fork", func() {
+		Run(p, func(w *Worker) {
+			var f *Fork[int, int]
+			f.Call(w, 1)
+		})
+	})
+	mustPanic(t, "zero Fork's Call", "zero Fork value", func() {
+		Run(p, func(w *Worker) {
+			var f Fork[int, int]
+			f.Call(w, 1)
+		})
+	})
+
 	var h *Handle[int]
 	mustPanic(t, "nil Handle's Join", "nil *Handle", func() { h.Join() })
 	mustPanic(t, "nil Handle's Wait", "nil *Handle", func() { h.Wait(context.Background()) })

@@ -39,7 +39,7 @@ func TestPropTreeSum(t *testing.T) {
 		for round := 0; round < 2; round++ {
 			var typed, futures, closures int64
 			Run(p, func(w *Worker) { typed = sumFork.Call(w, root) })
-			Run(p, func(w *Worker) { futures = futureSum(w, root) })
+			Run(p, func(w *Worker) { futures = futureSumFork.Call(w, root) })
 			Run(p, func(w *Worker) { closures = joinSum(w, root) })
 			if typed != want || futures != want || closures != want {
 				rt.Fatalf("round %d: Fork.Join gave %d, Fork/Future.Join %d, Join %d, sequential %d",
@@ -215,7 +215,7 @@ var (
 )
 
 func init() {
-	mixedFork = NewFork(func(w *Worker, n *knode) uint64 {
+	mixedFork = NewFork(func(f *Fork[*knode, uint64], w *Worker, n *knode) uint64 {
 		k := len(n.kids)
 		if k == 0 {
 			return n.val + uint64(smallFork.Call(w, int16(n.val%12)))
@@ -243,8 +243,8 @@ func init() {
 		}
 		return h
 	})
-	structFork = NewFork(func(w *Worker, a kArg) uint64 { return mixedFork.Call(w, a.n) + a.salt })
-	smallFork = NewFork(func(w *Worker, n int16) int {
+	structFork = NewFork(func(_ *Fork[kArg, uint64], w *Worker, a kArg) uint64 { return mixedFork.Call(w, a.n) + a.salt })
+	smallFork = NewFork(func(f *Fork[int16, int], w *Worker, n int16) int {
 		if n < 2 {
 			return int(n)
 		}

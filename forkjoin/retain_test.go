@@ -31,7 +31,7 @@ func TestRunRetainsNothing(t *testing.T) {
 		k int
 	}
 	var pairFork *Fork[pair, int64]
-	pairFork = NewFork(func(w *Worker, a pair) int64 {
+	pairFork = NewFork(func(f *Fork[pair, int64], w *Worker, a pair) int64 {
 		if a.n == nil {
 			return 0
 		}
@@ -69,7 +69,7 @@ func TestRunRetainsNothing(t *testing.T) {
 					Run(p, func(w *Worker) {
 						switch way {
 						case "Future":
-							got = futureSum(w, root)
+							got = futureSumFork.Call(w, root)
 						case "Join":
 							got = sumFork.Call(w, root)
 						case "struct":

@@ -176,20 +176,18 @@ type bombArg struct {
 
 // bombStep is tree-sum that panics at the node whose value is bomb.at
 // (values are pre-order numbers, 1 to 2^depth-1).
-func bombStep(w *Worker, a bombArg) int64 {
+func bombStep(f *Fork[bombArg, int64], w *Worker, a bombArg) int64 {
 	if a.n == nil {
 		return 0
 	}
 	if a.n.val == int64(a.bomb.at) {
 		panic(*a.bomb)
 	}
-	l, r := bombFork.Join(w, bombArg{a.n.left, a.bomb}, bombArg{a.n.right, a.bomb})
+	l, r := f.Join(w, bombArg{a.n.left, a.bomb}, bombArg{a.n.right, a.bomb})
 	return a.n.val + l + r
 }
 
-var bombFork *Fork[bombArg, int64]
-
-func init() { bombFork = NewFork(bombStep) }
+var bombFork = NewFork(bombStep)
 
 // bombJoin is bombStep with closures.
 func bombJoin(w *Worker, n *tnode, b *boom) int64 {
@@ -324,7 +322,7 @@ func TestPanicWhileSiblingStolen(t *testing.T) {
 	root := buildTree(depth, &c)
 	want := seqSum(root)
 	var siblingRuns atomic.Int32
-	pair := NewFork(func(w *Worker, which int) int64 {
+	pair := NewFork(func(f *Fork[int, int64], w *Worker, which int) int64 {
 		if which == 0 {
 			deadline := time.Now().Add(time.Second)
 			for siblingRuns.Load() == 0 && time.Now().Before(deadline) {
@@ -569,7 +567,7 @@ func TestBadInput(t *testing.T) {
 		AddNode(nil, func(*Worker) (int, error) { return 0, nil }, nil)
 	})
 	mustPanic(t, "Graph.RunCtx with a nil context", "nil context", func() { _ = NewGraph().RunCtx(nil, p) })
-	square := NewFork(func(_ *Worker, x int) int { return x * x })
+	square := NewFork(func(_ *Fork[int, int], _ *Worker, x int) int { return x * x })
 	inRun("Future joined out of order", "out of order", func(w *Worker) {
 		a := square.Fork(w, 2)
 		b := square.Fork(w, 3)
@@ -589,7 +587,7 @@ func TestBadInput(t *testing.T) {
 	// The same with a pointer argument, whose Fork and Join have a fast
 	// path of their own (forkFuture, joinFuture).
 	two, three := 2, 3
-	deref := NewFork(func(_ *Worker, x *int) int { return *x * *x })
+	deref := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x * *x })
 	inRun("pointer Future joined out of order", "out of order", func(w *Worker) {
 		a := deref.Fork(w, &two)
 		b := deref.Fork(w, &three)
@@ -602,7 +600,7 @@ func TestBadInput(t *testing.T) {
 		a.Join(w)
 	})
 	inRun("pointer Future of another Fork joined in its place", "out of order", func(w *Worker) {
-		other := NewFork(func(_ *Worker, x *int) int { return *x })
+		other := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x })
 		a := deref.Fork(w, &two)
 		a.Join(w)
 		b := other.Fork(w, &three)
@@ -904,7 +902,7 @@ func TestForkAllocations(t *testing.T) {
 	sums := []struct {
 		name string
 		sum  func(w *Worker, n *tnode) int64
-	}{{"Fork.Join", sumFork.Call}, {"Fork.Fork/Future.Join", futureSum}}
+	}{{"Fork.Join", sumFork.Call}, {"Fork.Fork/Future.Join", futureSumFork.Call}}
 	for _, s := range sums {
 		for _, par := range []int{1, 2} {
 			p := pool.New(par)
@@ -957,23 +955,19 @@ func growStack(n int) byte {
 	return growStack(n-1) + buf[n%len(buf)]
 }
 
-var gcFork *Fork[*gcNode, uint64]
-
-func init() {
-	gcFork = NewFork(func(w *Worker, n *gcNode) uint64 {
-		if n.check != gcMix(n.id) {
-			panic(fmt.Sprintf("node %d corrupted: the collector freed a forked argument", n.id))
+var gcFork = NewFork(func(f *Fork[*gcNode, uint64], w *Worker, n *gcNode) uint64 {
+	if n.check != gcMix(n.id) {
+		panic(fmt.Sprintf("node %d corrupted: the collector freed a forked argument", n.id))
+	}
+	if n.depth == 0 {
+		if n.id%64 == 0 {
+			runtime.GC() // may shrink, and so move, the stacks of every goroutine
 		}
-		if n.depth == 0 {
-			if n.id%64 == 0 {
-				runtime.GC() // may shrink, and so move, the stacks of every goroutine
-			}
-			return n.check + uint64(growStack(int(n.id%32)))
-		}
-		a, b := gcFork.Join(w, newGCNode(n.depth-1, 2*n.id), newGCNode(n.depth-1, 2*n.id+1))
-		return n.check + a + b
-	})
-}
+		return n.check + uint64(growStack(int(n.id%32)))
+	}
+	a, b := f.Join(w, newGCNode(n.depth-1, 2*n.id), newGCNode(n.depth-1, 2*n.id+1))
+	return n.check + a + b
+})
 
 // TestWordForksUnderGC: a word fork keeps its argument as bits, not as a
 // pointer (see forkEntry). This checks the argument for why that is safe:
@@ -1086,7 +1080,7 @@ func TestChains(t *testing.T) {
 func TestDroppedFutureUnderGC(t *testing.T) {
 	leakcheck.Check(t)
 	type big [8192]int
-	fork := NewFork(func(_ *Worker, b *big) int { return b[0] })
+	fork := NewFork(func(_ *Fork[*big, int], _ *Worker, b *big) int { return b[0] })
 	p := pool.New(1)
 	defer p.Close()
 	for round := 0; round < 5; round++ {

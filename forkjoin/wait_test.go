@@ -13,7 +13,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
-var plusOne = NewFork(func(_ *Worker, x int) int { return x + 1 })
+var plusOne = NewFork(func(_ *Fork[int, int], _ *Worker, x int) int { return x + 1 })
 
 // withinMinute runs f and fails the test if it has not returned within a
 // minute (a hang: f's goroutine is left behind, and the leak check reports

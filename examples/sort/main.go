@@ -41,50 +41,46 @@ type mergeJob struct {
 	cutoff    int
 }
 
-var (
-	sortFork  *forkjoin.Fork[sortJob, struct{}]
-	mergeFork *forkjoin.Fork[mergeJob, struct{}]
-)
-
-func init() {
-	sortFork = forkjoin.NewFork(func(w *forkjoin.Worker, j sortJob) struct{} {
-		n := len(j.a)
-		if n <= j.cutoff {
-			slices.Sort(j.a)
-			if j.toBuf {
-				copy(j.buf, j.a)
-			}
-			return struct{}{}
-		}
-		// Sort each half into the other array, then merge back into ours.
-		m := n / 2
-		sortFork.Join(w,
-			sortJob{j.a[:m], j.buf[:m], !j.toBuf, j.cutoff},
-			sortJob{j.a[m:], j.buf[m:], !j.toBuf, j.cutoff})
-		src, dst := j.buf, j.a
+// sortFork and mergeFork fork the two recursions; each function receives
+// its own Fork as f, so these declarations need no init function.
+var sortFork = forkjoin.NewFork(func(f *forkjoin.Fork[sortJob, struct{}], w *forkjoin.Worker, j sortJob) struct{} {
+	n := len(j.a)
+	if n <= j.cutoff {
+		slices.Sort(j.a)
 		if j.toBuf {
-			src, dst = j.a, j.buf
+			copy(j.buf, j.a)
 		}
-		return mergeFork.Call(w, mergeJob{src[:m], src[m:], dst, j.cutoff})
-	})
-	mergeFork = forkjoin.NewFork(func(w *forkjoin.Worker, j mergeJob) struct{} {
-		x, y := j.x, j.y
-		if len(x)+len(y) <= j.cutoff {
-			merge(x, y, j.dst)
-			return struct{}{}
-		}
-		if len(x) < len(y) {
-			x, y = y, x // split the longer run in its middle
-		}
-		mx := len(x) / 2
-		my, _ := slices.BinarySearch(y, x[mx]) // y[:my] < x[mx] <= y[my:]
-		j.dst[mx+my] = x[mx]
-		mergeFork.Join(w,
-			mergeJob{x[:mx], y[:my], j.dst[:mx+my], j.cutoff},
-			mergeJob{x[mx+1:], y[my:], j.dst[mx+my+1:], j.cutoff})
 		return struct{}{}
-	})
-}
+	}
+	// Sort each half into the other array, then merge back into ours.
+	m := n / 2
+	f.Join(w,
+		sortJob{j.a[:m], j.buf[:m], !j.toBuf, j.cutoff},
+		sortJob{j.a[m:], j.buf[m:], !j.toBuf, j.cutoff})
+	src, dst := j.buf, j.a
+	if j.toBuf {
+		src, dst = j.a, j.buf
+	}
+	return mergeFork.Call(w, mergeJob{src[:m], src[m:], dst, j.cutoff})
+})
+
+var mergeFork = forkjoin.NewFork(func(f *forkjoin.Fork[mergeJob, struct{}], w *forkjoin.Worker, j mergeJob) struct{} {
+	x, y := j.x, j.y
+	if len(x)+len(y) <= j.cutoff {
+		merge(x, y, j.dst)
+		return struct{}{}
+	}
+	if len(x) < len(y) {
+		x, y = y, x // split the longer run in its middle
+	}
+	mx := len(x) / 2
+	my, _ := slices.BinarySearch(y, x[mx]) // y[:my] < x[mx] <= y[my:]
+	j.dst[mx+my] = x[mx]
+	f.Join(w,
+		mergeJob{x[:mx], y[:my], j.dst[:mx+my], j.cutoff},
+		mergeJob{x[mx+1:], y[my:], j.dst[mx+my+1:], j.cutoff})
+	return struct{}{}
+})
 
 // merge merges the sorted runs x and y into dst, sequentially.
 func merge(x, y, dst []int64) {

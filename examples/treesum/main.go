@@ -56,33 +56,30 @@ func Build(levels int) *Node {
 // Sum is the fastest form: the right half is forked (another worker may
 // take it), the left half is the recursion's own call, and the Future is
 // joined last, allocating nothing.
-func Sum(w *forkjoin.Worker, n *Node) int64 {
+//
+// Sum receives its own Fork as f; call it as forkjoin.NewFork(Sum).Call(w, root)
+// or through a package-level Fork (no init function needed).
+func Sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := sumFork.Fork(w, n.Right)
-	left := Sum(w, n.Left)
+	right := f.Fork(w, n.Right)
+	left := Sum(f, w, n.Left)
 	return n.Value + left + right.Join(w)
 }
 
 // sumFork is Sum prepared for forking, made once.
-var sumFork *forkjoin.Fork[*Node, int64]
-
-func init() { sumFork = forkjoin.NewFork(Sum) }
+var sumFork = forkjoin.NewFork(Sum)
 
 // sum is the same with the typed fork's Join: it runs the two recursive
 // calls in parallel when another worker is idle, and inline otherwise.
-var sum *forkjoin.Fork[*Node, int64]
-
-func init() {
-	sum = forkjoin.NewFork(func(w *forkjoin.Worker, n *Node) int64 {
-		if n == nil {
-			return 0
-		}
-		l, r := sum.Join(w, n.Left, n.Right)
-		return n.Value + l + r
-	})
-}
+var sum = forkjoin.NewFork(func(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	l, r := f.Join(w, n.Left, n.Right)
+	return n.Value + l + r
+})
 
 // SumJoin is the same recursion written with forkjoin.Join and two closures.
 func SumJoin(w *forkjoin.Worker, n *Node) int64 {
@@ -120,7 +117,7 @@ func SumAll(root *Node, p, runs int) []Result {
 	pool.With(p, func(pl *pool.Pool) {
 		ways := []func() int64{
 			func() (s int64) {
-				forkjoin.Run(pl, func(w *forkjoin.Worker) { s = Sum(w, root) })
+				forkjoin.Run(pl, func(w *forkjoin.Worker) { s = sumFork.Call(w, root) })
 				return s
 			},
 			func() (s int64) {

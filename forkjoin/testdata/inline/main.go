@@ -15,16 +15,12 @@ type node struct {
 	left, right *node
 }
 
-var sumFork *forkjoin.Fork[*node, int64]
-
-func init() { sumFork = forkjoin.NewFork(sum) }
-
-func sum(w *forkjoin.Worker, n *node) int64 {
+func sum(f *forkjoin.Fork[*node, int64], w *forkjoin.Worker, n *node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := sumFork.Fork(w, n.right) // INLINE: Fork
-	left := sum(w, n.left)
+	right := f.Fork(w, n.right) // INLINE: Fork
+	left := sum(f, w, n.left)
 	return n.value + left + right.Join(w) // INLINE: Join
 }
 
@@ -32,7 +28,7 @@ func main() {
 	root := &node{1, &node{2, nil, nil}, &node{3, nil, nil}}
 	var total int64
 	pool.With(2, func(p *pool.Pool) {
-		forkjoin.Run(p, func(w *forkjoin.Worker) { total = sum(w, root) })
+		forkjoin.Run(p, func(w *forkjoin.Worker) { total = forkjoin.NewFork(sum).Call(w, root) })
 	})
 	fmt.Println(total)
 }
