@@ -125,12 +125,12 @@ type state[N, H, R any] struct {
 	yield  func(N) bool
 	ticks  uint32
 	// dry: a request for work stands that no frame can answer (answer
-	// found nothing to deal), so answer returns at once until a frame gets
-	// something to deal: a node with two children or more is entered, or
-	// an ahead pub becomes a frame's own range again. Answering a standing
-	// request at every node, with nothing to deal, cost a fifth of a walk
-	// down a chain of single children. Invariant: dry implies that offer
-	// would find nothing; clearing it is always safe.
+	// found nothing to deal), so the loop does not look for requests until
+	// a frame gets something to deal: a node with two children or more is
+	// entered, or an ahead pub becomes a frame's own range again. Looking
+	// at a standing request at every node, with nothing to deal, cost a
+	// third of a walk down a chain of single children. Invariant: dry
+	// implies that offer would find nothing; clearing it is always safe.
 	dry  bool // (beside ticks: in the padding, no field moves)
 	leaf H    // the heap of the leaf being finalised
 	// cycle finds a node that is its own descendant on the path of frames.
@@ -200,15 +200,17 @@ func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 // be handled as run does (fail).
 func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	for {
-		if st.poll.WorkRequested() {
+		if st.dry {
+			// A request stands that no frame can answer: no look until a
+			// frame gets something to deal (the periodic checkRun below sees
+			// a cancelled run meanwhile).
+		} else if st.poll.WorkRequested() {
 			st.answer(w)
 		} else if s := st.ops.sched; s != nil && s.Deal() {
 			st.forceDeal(w)
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
-			if err := w.Context().Err(); err != nil {
-				w.Abort(err)
-			}
+			st.checkRun(w)
 		}
 		top := st.frames.top()
 		if top.pubs == nil {
@@ -257,6 +259,17 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	}
 }
 
+// checkRun unwinds the walk if its run is cancelled or its context done; the
+// loop calls it every ctxEvery nodes.
+func (st *state[N, H, R]) checkRun(w *forkjoin.Worker) {
+	if w.Cancelled() {
+		w.Abort(nil)
+	}
+	if err := w.Context().Err(); err != nil {
+		w.Abort(err)
+	}
+}
+
 // answer answers a request for work at the top of the walk's loop. If the
 // top frame has two unstarted children or more (counting a held tail, see
 // endStream), the owner enters the first itself, and offer counts it as
@@ -268,10 +281,7 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 // next child. The loop goes on from the new top, as after any step.
 func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 	if st.dry {
-		// Nothing to deal until a frame gets some. The loop still looks
-		// (a look at a standing request is a call that returns true, and
-		// the look is where a cancelled run unwinds) but does not answer.
-		return
+		return // nothing to deal until a frame gets some (see loop)
 	}
 	for {
 		f := st.frames.top()
