@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/fold"
+	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
@@ -107,7 +109,9 @@ func fineTrees() []fineTree {
 }
 
 // fineStrategies returns the strategies compared, each a function folding
-// root: plain, seq, run-p1 (on p1), run-p2 (on p2).
+// root: plain, seq, run-p1 (on p1), run-p2 (on p2), and walk-p1: the
+// parallel walk that fold.Run takes at p = 2 (internal/walk), here on p1,
+// where nobody asks it for work: its own cost per node, without steals.
 func fineStrategies(p1, p2 *pool.Pool) []struct {
 	name string
 	run  func(*fineNode) int64
@@ -121,6 +125,14 @@ func fineStrategies(p1, p2 *pool.Pool) []struct {
 		{"seq", func(r *fineNode) int64 { return fold.Seq(f, g, r) }},
 		{"run-p1", func(r *fineNode) int64 { return fold.Run(p1, f, g, r) }},
 		{"run-p2", func(r *fineNode) int64 { return fold.Run(p2, f, g, r) }},
+		{"walk-p1", func(r *fineNode) int64 {
+			var res int64
+			forkjoin.Run(p1, func(w *forkjoin.Worker) {
+				ops := &walk.Ops[*fineNode, int64, int64]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g}
+				res = walk.Run(w, ops, r)
+			})
+			return res
+		}},
 	}
 }
 
@@ -182,6 +194,7 @@ func BenchmarkFineOneRun(b *testing.B) {
 				b.ReportMetric(med(m, 1)/med(m, 0), "seq/plain"+mode)
 				b.ReportMetric(med(m, 2)/med(m, 1), "run1/seq"+mode)
 				b.ReportMetric(med(m, 3)/med(m, 0), "run2/plain"+mode)
+				b.ReportMetric(med(m, 4)/med(m, 1), "walk1/seq"+mode)
 			}
 			b.ReportMetric(spread(samples[0][0]), "plain-spread")
 		})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -116,6 +117,14 @@ type pubs[N, H, R any] struct {
 }
 
 type state[N, H, R any] struct {
+	// The callbacks and Schedule of ops, copied here: one load each on
+	// the way to a call instead of two.
+	init     func(n N) H
+	acc      func(h *H, child R)
+	fin      func(h *H) R
+	children func(n N, yield func(child N) bool)
+	sched    Schedule
+
 	ops    *Ops[N, H, R]
 	w      *forkjoin.Worker           // the participant walking with this state
 	poll   core.Poll[forkjoin.Worker] // w's: the look for a request at each node
@@ -148,6 +157,11 @@ type state[N, H, R any] struct {
 	lastStreamed *pub[N, H, R]
 
 	dealt *pub[N, H, R] // the pub offer pushed last, for forceDeal
+
+	// Spare arrays, all zero, kept for the next frame or run: a res
+	// window's (see growRes) and range pubs' results.
+	spareRes     []R
+	spareResults [][]R
 }
 
 // ctxEvery is how many nodes a walk visits between two looks at its run's
@@ -206,7 +220,7 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 			// a cancelled run meanwhile).
 		} else if st.poll.WorkRequested() {
 			st.answer(w)
-		} else if s := st.ops.sched; s != nil && s.Deal() {
+		} else if s := st.sched; s != nil && s.Deal() {
 			st.forceDeal(w)
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
@@ -232,14 +246,14 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 					top.lo, top.hi = top.base, top.base
 				}
 				if r, leaf := st.enter(c, idx); leaf {
-					st.ops.Accumulate(&top.h, r) // no frame was pushed: top is valid
+					st.acc(&top.h, r) // no frame was pushed: top is valid
 				}
 				continue
 			}
 		} else if st.step(w, top) {
 			continue
 		}
-		r := st.ops.Finalize(&top.h)
+		r := st.fin(&top.h)
 		idx := int(top.idx)
 		n := st.frames.len() - 1
 		if top.ranged {
@@ -345,30 +359,56 @@ func (st *state[N, H, R]) ownHeld(f *frame[N, H, R]) {
 func (st *state[N, H, R]) deliver(f *frame[N, H, R], c int, r R) {
 	ps := f.pubs
 	if ps == nil || ps.behind == nil {
-		st.ops.Accumulate(&f.h, r)
+		st.acc(&f.h, r)
 		return
 	}
 	if c == ps.acc {
-		st.ops.Accumulate(&f.h, r)
+		st.acc(&f.h, r)
 		ps.acc++
 		return
 	}
 	if c-ps.resLo >= len(ps.res) {
-		ps.growRes(c)
+		st.growRes(ps, c)
 	}
 	ps.res[c-ps.resLo] = r
 }
 
-// growRes makes res cover the children from acc to c at least. It holds
-// only the results that wait, not one slot per child of the node: on a
-// node of 10^5 children it stays at the size of what a thief holds up.
-func (ps *pubs[N, H, R]) growRes(c int) {
+// growRes makes ps.res cover the children from acc to c at least. It
+// holds only the results that wait, not one slot per child of the node: on
+// a node of 10^5 children it stays at the size of what a thief holds up.
+// The window moves down within its array when that is big enough, else
+// into the state's spare one or a new one; the array it leaves becomes
+// the spare. Invariant: a res array is zero outside the window's waiting
+// results (flush clears each result it accumulates), so a spare is zero.
+func (st *state[N, H, R]) growRes(ps *pubs[N, H, R], c int) {
 	n := min(max(2*(c-ps.acc+1), 16), ps.end-ps.acc)
-	res := make([]R, n)
-	if off := ps.acc - ps.resLo; ps.res != nil && off < len(ps.res) {
-		copy(res, ps.res[off:]) // the results still waiting
+	old := ps.res
+	waiting := old[min(ps.acc-ps.resLo, len(old)):]
+	var res []R
+	switch {
+	case cap(old) >= n:
+		res = old[:n]
+	case cap(st.spareRes) >= n:
+		res, st.spareRes = st.spareRes[:n], nil
+	default:
+		res = make([]R, n)
+	}
+	k := copy(res, waiting)
+	if cap(old) >= n {
+		clear(old[k:len(old)]) // the moved results' old places
+	} else {
+		clear(waiting)
+		st.keepRes(old)
 	}
 	ps.res, ps.resLo = res, ps.acc
+}
+
+// keepRes keeps res, a res array all zero, as the state's spare if it is
+// bigger than the spare.
+func (st *state[N, H, R]) keepRes(res []R) {
+	if cap(res) > cap(st.spareRes) {
+		st.spareRes = res[:0]
+	}
 }
 
 // step is one step of the walk on the top frame f once it has published
@@ -382,7 +422,8 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		st.flush(w, f)
 	}
 	if ps.behind == nil && ps.ahead == nil {
-		f.pubs = nil // back to the plain walk
+		f.pubs = nil       // back to the plain walk
+		st.keepRes(ps.res) // every result was accumulated and cleared
 		return f.lo < f.hi
 	}
 	if f.lo < f.hi {
@@ -457,7 +498,7 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 		}
 		for ; ps.acc < lim; ps.acc++ {
 			i := ps.acc - ps.resLo
-			st.ops.Accumulate(&f.h, ps.res[i])
+			st.acc(&f.h, ps.res[i])
 			ps.res[i] = *new(R)
 		}
 		if p == nil {
@@ -473,7 +514,7 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 			if p.nodes != nil {
 				st.accumulateRange(f, p)
 			} else {
-				st.ops.Accumulate(&f.h, p.res)
+				st.acc(&f.h, p.res)
 				p.res = *new(R)
 			}
 			ps.acc = p.end
@@ -486,11 +527,52 @@ func (st *state[N, H, R]) flush(w *forkjoin.Worker, f *frame[N, H, R]) {
 }
 
 // accumulateRange accumulates the results of the range pub p into f's heap,
-// in order, and clears them (the pub may outlive the frame).
+// in order, and clears them (the pub may outlive the frame). The pub is
+// over (done, or folded here), so nobody writes its results any more: the
+// slice goes back to the state's spares.
 func (st *state[N, H, R]) accumulateRange(f *frame[N, H, R], p *pub[N, H, R]) {
 	for i, r := range p.results {
-		st.ops.Accumulate(&f.h, r)
+		st.acc(&f.h, r)
 		p.results[i] = *new(R)
+	}
+	st.keepResults(p.results)
+	p.results = nil
+}
+
+// maxSpareResults bounds the result slices of range pubs a state keeps.
+const maxSpareResults = 4
+
+// results returns a zero slice of k results for a range pub the owner
+// deals: a spare one if one is big enough, else a new one.
+func (st *state[N, H, R]) results(k int) []R {
+	for i, r := range st.spareResults {
+		if cap(r) >= k {
+			last := len(st.spareResults) - 1
+			st.spareResults[i] = st.spareResults[last]
+			st.spareResults[last] = nil
+			st.spareResults = st.spareResults[:last]
+			return r[:k]
+		}
+	}
+	return make([]R, k)
+}
+
+// keepResults keeps r, all zero, for results: in place of the smallest
+// spare if there are maxSpareResults already.
+func (st *state[N, H, R]) keepResults(r []R) {
+	r = r[:0]
+	if len(st.spareResults) < maxSpareResults {
+		st.spareResults = append(st.spareResults, r)
+		return
+	}
+	small := 0
+	for i, x := range st.spareResults {
+		if cap(x) < cap(st.spareResults[small]) {
+			small = i
+		}
+	}
+	if cap(r) > cap(st.spareResults[small]) {
+		st.spareResults[small] = r
 	}
 }
 
@@ -552,6 +634,7 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 		}
 	}
 	st.ops = ops
+	st.init, st.acc, st.fin, st.children, st.sched = ops.Init, ops.Accumulate, ops.Finalize, ops.Children, ops.sched
 	st.w, st.poll = w, core.PollOf(w)
 	return st
 }
@@ -562,7 +645,17 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	if st.frames.capacity() > maxKept || cap(st.kids) > maxKept {
 		return
 	}
+	if cap(st.spareRes) > maxKept {
+		st.spareRes = nil
+	}
+	for i, r := range st.spareResults {
+		if cap(r) > maxKept {
+			st.spareResults[i] = nil
+		}
+	}
+	st.spareResults = slices.DeleteFunc(st.spareResults, func(r []R) bool { return r == nil })
 	st.ops, st.w, st.poll, st.dealt = nil, nil, core.Poll[forkjoin.Worker]{}, nil
+	st.init, st.acc, st.fin, st.children, st.sched = nil, nil, nil, nil, nil
 	st.kids = st.kids[:0]
 	st.frames.reset()
 	st.low, st.ticks, st.dry = 0, 0, false
@@ -576,17 +669,17 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 // on top. A leaf gets no frame: it is finalised at once and its result
 // returned with leaf true, for the caller to deliver.
 func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
-	h := st.ops.Init(n)
+	h := st.init(n)
 	base := len(st.kids)
 	st.entering, st.listing, st.unshared = idx, base, base+1
-	st.ops.Children(n, st.yield)
+	st.children(n, st.yield)
 	k := len(st.kids)
 	if k == base {
 		// The heap goes through a field of st: the address of a local
 		// passed to Finalize would move every leaf's heap to the heap.
 		var zero H
 		st.leaf = h
-		r = st.ops.Finalize(&st.leaf)
+		r = st.fin(&st.leaf)
 		st.leaf = zero
 		return r, true
 	}
@@ -696,7 +789,7 @@ func (st *state[N, H, R]) share(end int, held bool) *pub[N, H, R] {
 		p = &pub[N, H, R]{ops: st.ops, node: st.kids[lo]}
 		p.task.Init(runPub[N, H, R])
 	default:
-		p = newRangePub(st.ops, st.kids[lo:end:end], nil)
+		p = newRangePub(st.ops, st.kids[lo:end:end], st.results(end-lo))
 	}
 	p.first, p.end = lo, end
 	st.ops.pending.Add(1)
@@ -772,7 +865,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			st.kids[first] = zero
 			p.task.Init(runPub[N, H, R])
 		} else {
-			p = newRangePub(st.ops, st.kids[first:first+k:first+k], nil)
+			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
 			f.ranged = true
 		}
 		p.first, p.end = first, first+k
@@ -794,7 +887,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 		k := dealSize(n)
 		if k == n {
 			ps.held = nil
-			t.results = make([]R, n) // a range now
+			t.results = st.results(n) // a range now
 			st.noteDealt(t)
 			core.Push(w, &t.task) // it counts in pending since share
 			return true
@@ -803,7 +896,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			p = &pub[N, H, R]{ops: st.ops, node: t.nodes[0]}
 			p.task.Init(runPub[N, H, R])
 		} else {
-			p = newRangePub(st.ops, t.nodes[:k:k], nil)
+			p = newRangePub(st.ops, t.nodes[:k:k], st.results(k))
 		}
 		p.first, p.end = t.first, t.first+k
 		t.nodes = t.nodes[k:]
