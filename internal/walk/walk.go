@@ -212,7 +212,13 @@ func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 // loop walks the frames that enter pushed for a walk's root until the
 // root's is popped, and returns the root's result. A panic out of it must
 // be handled as run does (fail).
+//
+// The top frame is kept in top and taken again only where the stack
+// changes (frames never move while on it). A node taken from the top
+// frame's own range is entered right here, as enter would: a leaf, most
+// of the nodes of a bushy tree, costs no call into enter.
 func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
+	top := st.frames.top()
 	for {
 		if st.dry {
 			// A request stands that no frame can answer: no look until a
@@ -220,13 +226,14 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 			// a cancelled run meanwhile).
 		} else if st.poll.WorkRequested() {
 			st.answer(w)
+			top = st.frames.top()
 		} else if s := st.sched; s != nil && s.Deal() {
 			st.forceDeal(w)
+			top = st.frames.top()
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
 			st.checkRun(w)
 		}
-		top := st.frames.top()
 		if top.pubs == nil {
 			if top.lo < top.hi {
 				c := st.kids[top.lo]
@@ -245,12 +252,23 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 					st.kids = st.kids[:top.base]
 					top.lo, top.hi = top.base, top.base
 				}
-				if r, leaf := st.enter(c, idx); leaf {
-					st.acc(&top.h, r) // no frame was pushed: top is valid
+				h := st.init(c)
+				base := len(st.kids)
+				st.entering, st.listing, st.unshared = idx, base, base+1
+				st.children(c, st.yield)
+				if len(st.kids) == base { // a leaf: see enter
+					var zero H
+					st.leaf = h
+					r := st.fin(&st.leaf)
+					st.leaf = zero
+					st.acc(&top.h, r)
+					continue
 				}
+				top = st.push(c, h, base, idx)
 				continue
 			}
 		} else if st.step(w, top) {
+			top = st.frames.top()
 			continue
 		}
 		r := st.fin(&top.h)
@@ -269,7 +287,8 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		if n == 0 {
 			return r
 		}
-		st.deliver(st.frames.top(), idx, r)
+		top = st.frames.top()
+		st.deliver(top, idx, r)
 	}
 }
 
@@ -673,8 +692,7 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	base := len(st.kids)
 	st.entering, st.listing, st.unshared = idx, base, base+1
 	st.children(n, st.yield)
-	k := len(st.kids)
-	if k == base {
+	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
 		// passed to Finalize would move every leaf's heap to the heap.
 		var zero H
@@ -683,6 +701,14 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 		st.leaf = zero
 		return r, true
 	}
+	st.push(n, h, base, idx)
+	return r, false
+}
+
+// push pushes the frame of node n, entered with heap h, whose children
+// were just listed from base on, and returns it.
+func (st *state[N, H, R]) push(n N, h H, base, idx int) *frame[N, H, R] {
+	k := len(st.kids)
 	if k-base >= 2 {
 		st.dry = false // a child to deal after the first (see dry)
 	}
@@ -703,7 +729,7 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	if st.streamed != nil {
 		st.endStream(f)
 	}
-	return r, false
+	return f
 }
 
 // cutFrom is the position in the buffer from which a frame's segment is
