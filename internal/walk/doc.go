@@ -20,8 +20,11 @@
 // # How work moves
 //
 // At every node the walk asks the core whether another participant wants
-// work (core.Poll.WorkRequested: one load of the worker's own memory). If so,
-// it deals out the FIRST unstarted children of the OLDEST frame that has
+// work (core.Poll.WorkRequested: one load of the worker's own memory) —
+// except while a request stands that it found nothing to answer with (a
+// chain): then it does not look until it has a node of two children or
+// more, and sees a cancelled run at its periodic check instead. When
+// asked, it deals out the FIRST unstarted children of the OLDEST frame that has
 // any (the oldest frame holds the biggest pieces of work): one child, or,
 // for a frame with 16 or more left, an eighth of them as one range. The
 // dealt children go into a "pub" record, pushed to the worker's deque, and
