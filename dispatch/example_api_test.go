@@ -163,7 +163,8 @@ func ExampleEventCount_Wait() {
 	// Output: ready: 3
 }
 
-// Error gives the panic value only; the stack is kept apart in Stack.
+// Error gives the panic value, then the stack where it panicked, so that a
+// re-raised *PanicError shows both in a crash report.
 func ExamplePanicError_Error() {
 	var err error
 	func() {
@@ -175,11 +176,13 @@ func ExamplePanicError_Error() {
 		s, i := []int{1, 2, 3}, 5
 		fmt.Println(s[i]) // panics: index out of range
 	}()
-	fmt.Println(err)
+	fmt.Println(strings.SplitN(err.Error(), "\n", 2)[0])
+	fmt.Println()
 	fmt.Println("stack in the message:", strings.Contains(err.Error(), "goroutine"))
 	// Output:
-	// panic: runtime error: index out of range [5] with length 3
-	// stack in the message: false
+	// runtime error: index out of range [5] with length 3
+	//
+	// stack in the message: true
 }
 
 // Tokens compare equal when no notify came between the two Prepare calls:

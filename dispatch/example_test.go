@@ -1,6 +1,7 @@
 package dispatch_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -247,7 +248,7 @@ func ExamplePanicError() {
 	func() {
 		defer func() {
 			pe := recover().(*dispatch.PanicError)
-			fmt.Println(pe.Value, "/", pe.Error(), "/ stack captured:", len(pe.Stack) > 0)
+			fmt.Println(pe.Value, "/ stack captured:", len(pe.Stack) > 0)
 		}()
 		d.Dispatch(&job, wake, func() {
 			for !called.Load() {
@@ -255,7 +256,7 @@ func ExamplePanicError() {
 			}
 		})
 	}()
-	// Output: worker failed / panic: worker failed / stack captured: true
+	// Output: worker failed / stack captured: true
 }
 
 func ExampleNewPanicError() {
@@ -270,9 +271,10 @@ func ExampleNewPanicError() {
 		panic(errDisk)
 	}()
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, errDisk)) // Unwrap exposes an error value
+	var pe *dispatch.PanicError
+	fmt.Println(errors.As(err, &pe) && pe.Value == errDisk) // the value, as passed to panic
 	// Output:
-	// panic: disk full
+	// disk full
 	// true
 }
 
@@ -302,9 +304,11 @@ func ExampleEventCount_NotifyAll() {
 	// Output: woke: 4
 }
 
-// A panic with an error value stays visible to errors.Is and errors.As.
-func ExamplePanicError_Unwrap() {
-	pe := dispatch.NewPanicError(fmt.Errorf("node 7: %w", errors.ErrUnsupported), nil)
-	fmt.Println(errors.Is(pe, errors.ErrUnsupported), pe.Unwrap())
-	// Output: true node 7: unsupported operation
+// A panic is not the error it carries: errors.Is does not see through a
+// *PanicError; the value is its Value field.
+func ExamplePanicError_value() {
+	pe := dispatch.NewPanicError(fmt.Errorf("node 7: %w", context.Canceled), nil)
+	v, _ := pe.Value.(error)
+	fmt.Println(errors.Is(pe, context.Canceled), errors.Is(v, context.Canceled))
+	// Output: false true
 }

@@ -15,6 +15,9 @@ import (
 //
 //	var pe *dispatch.PanicError
 //	if errors.As(err, &pe) { log.Print(pe.Value, string(pe.Stack)) }
+//
+// It deliberately has no Unwrap method (a panic whose value wraps
+// context.Canceled is a panic, not a cancellation); the value is Value.
 type PanicError struct {
 	// Value is what was passed to panic.
 	Value any
@@ -33,18 +36,17 @@ func NewPanicError(value any, stack []byte) *PanicError {
 	return &PanicError{Value: value, Stack: stack}
 }
 
-// Error describes the panic value; the stack is in Stack.
+// Error returns the panic value's text followed by the stack where the
+// panic happened, so that a *PanicError re-raised by panic and never
+// recovered prints, in the crash report, the original message once and
+// the frames of the code that panicked (the runtime prints the goroutine
+// that re-raised it after them). Without a stack, Error is the value's
+// text alone.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("panic: %v", e.Value)
-}
-
-// Unwrap returns the panic value if it is an error, so errors.Is and
-// errors.As see through a panic(err).
-func (e *PanicError) Unwrap() error {
-	if err, ok := e.Value.(error); ok {
-		return err
+	if len(e.Stack) == 0 {
+		return fmt.Sprint(e.Value)
 	}
-	return nil
+	return fmt.Sprintf("%v\n\nwhere it panicked: %s", e.Value, e.Stack)
 }
 
 // ErrGoexit is the Value of the *PanicError that reports work which called

@@ -72,7 +72,7 @@ func TestGoexitInCallbackOnWorker(t *testing.T) {
 			t.Fatalf("%s: the worker never ran a callback in 20 runs", name)
 		}
 		var pe *forkjoin.PanicError
-		if !errors.As(err, &pe) || !errors.Is(err, forkjoin.ErrGoexit) {
+		if !errors.As(err, &pe) || pe.Value != forkjoin.ErrGoexit {
 			t.Fatalf("%s = %v, want a *PanicError of ErrGoexit", name, err)
 		}
 		got, err := fold.RunCtx(context.Background(), p, fold.Count[int](), g, 1)

@@ -12,7 +12,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/fold/foldtest"
 	"github.com/forkjoin-go/forkjoin/forkjoin"
@@ -336,7 +335,7 @@ func TestRunStressFailures(t *testing.T) {
 						t.Fatalf("p=%d round %d: %d, want %d", par, i, got, want)
 					}
 				case errors.Is(err, context.Canceled):
-				case dispatch.IsPanic(err):
+				case errors.As(err, new(*forkjoin.PanicError)):
 				default:
 					t.Fatalf("p=%d round %d: %v", par, i, err)
 				}

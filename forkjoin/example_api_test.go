@@ -50,7 +50,7 @@ func Example() {
 }
 
 // ScopeCtx returns a failure instead of panicking: here a task's panic,
-// as a *PanicError that unwraps to the panic's error value.
+// as a *PanicError whose Value is the value passed to panic.
 func ExampleScopeCtx() {
 	inputs := []string{"12", "7", "x1", "30"}
 	pool.With(2, func(p *pool.Pool) {
@@ -68,13 +68,13 @@ func ExampleScopeCtx() {
 				}
 			})
 			var pe *forkjoin.PanicError
-			fmt.Println(errors.As(err, &pe), errors.Is(err, strconv.ErrSyntax))
-			fmt.Println(err)
+			fmt.Println(errors.As(err, &pe))
+			fmt.Println(pe.Value)
 		})
 	})
 	// Output:
-	// true true
-	// panic: strconv.Atoi: parsing "x1": invalid syntax
+	// true
+	// strconv.Atoi: parsing "x1": invalid syntax
 }
 
 // One Batch submits several rounds of tasks: it is empty, and can be

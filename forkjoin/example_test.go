@@ -294,9 +294,10 @@ func ExamplePanicError() {
 		})
 		var pe *forkjoin.PanicError
 		fmt.Println(errors.As(err, &pe), len(pe.Stack) > 0)
-		fmt.Println(errors.Is(err, io.ErrUnexpectedEOF)) // Unwrap reaches an error value
+		v, _ := pe.Value.(error) // a panic is not the error it carries:
+		fmt.Println(errors.Is(err, io.ErrUnexpectedEOF), errors.Is(v, io.ErrUnexpectedEOF))
 	})
 	// Output:
 	// true true
-	// true
+	// false true
 }

@@ -700,7 +700,7 @@ func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
 	i := top - 1
 	if top != w.sp || i < 0 || !f.holds(&w.forks[i], a) {
 		w.checkActive() // a stale handle is the likelier mistake
-		panic(errFutureOrder)
+		panic(futureMisuse(top < w.sp))
 	}
 	w.sp = i
 	if i >= w.published {
@@ -711,7 +711,22 @@ func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
 
 const errZeroFork = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
 
-const errFutureOrder = "forkjoin: Future.Join out of order (join futures in the reverse order of their forks, on the worker that forked them), or joined twice"
+const (
+	errFutureOrder = "forkjoin: Future.Join out of order: a Future forked after this one is not joined yet (join futures in the reverse order of their forks)"
+	errFutureTwice = "forkjoin: Future.Join of a fork already joined: this Future was joined twice, or a Future joined twice took its place (join each Future exactly once, on the worker that forked it)"
+)
+
+// futureMisuse is the message for a Future whose entry is not the newest
+// fork: if newer forks are pending the Join is out of order; otherwise its
+// entry was popped already, by its own Join or by a second Join of the
+// Future forked before it in the same place (a pointer Future's fast path
+// compares places only), so some Future was joined twice.
+func futureMisuse(newerPending bool) string {
+	if newerPending {
+		return errFutureOrder
+	}
+	return errFutureTwice
+}
 
 // holds reports whether e is the entry of a word fork of f with argument a.
 func (f *Fork[A, R]) holds(e *forkEntry, a A) bool {
@@ -726,7 +741,7 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 	if i != w.sp-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
 		(*slot[A, R])(taskPointer(w.forks[i].hdr)).fork != f {
 		w.checkActive()
-		panic(errFutureOrder)
+		panic(futureMisuse(i < w.sp-1))
 	}
 	h := w.forks[i].hdr
 	sl := (*slot[A, R])(taskPointer(h))

@@ -23,7 +23,7 @@ import (
 // isGoexit reports whether err is the *PanicError of a Goexit.
 func isGoexit(err error) bool {
 	var pe *PanicError
-	return errors.As(err, &pe) && errors.Is(err, ErrGoexit) && len(pe.Stack) > 0
+	return errors.As(err, &pe) && pe.Value == ErrGoexit && len(pe.Stack) > 0
 }
 
 // afterGoexit checks that p still runs work correctly, with every

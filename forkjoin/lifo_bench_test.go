@@ -17,6 +17,7 @@ import (
 var slotFlag = flag.Bool("slot", false, "run with the LIFO slot on")
 
 func TestMain(m *testing.M) {
+	crashChild() // crash_test.go: the child process of TestCrashReportShowsOrigin
 	flag.Parse()
 	knobs.LIFOSlot.Store(*slotFlag)
 	os.Exit(m.Run())

@@ -10,12 +10,6 @@ import (
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
-// PanicError is how a panic in a task reaches the caller: Run re-panics
-// with a *PanicError, RunCtx returns one. It keeps the original value and
-// the stack of the goroutine where the panic happened; find it with
-// errors.As.
-type PanicError = dispatch.PanicError
-
 // runState is what the participants of one run share: its context and
 // whether it was cancelled, and why.
 type runState struct {
@@ -60,7 +54,7 @@ func (r *runState) recovered(v any) {
 	if _, ok := v.(unwinding); ok {
 		return
 	}
-	r.fail(dispatch.NewPanicError(v, debug.Stack()))
+	r.fail(newPanicError(v, debug.Stack()))
 }
 
 func (r *runState) err() error {
@@ -83,11 +77,11 @@ var ErrAborted = errors.New("forkjoin: run aborted")
 // goexitError is how a runtime.Goexit in a task is reported: a *PanicError
 // of ErrGoexit with the stack of the goroutine that called it (a deferred
 // call runs on top of it).
-func goexitError() error { return dispatch.NewPanicError(ErrGoexit, debug.Stack()) }
+func goexitError() error { return newPanicError(ErrGoexit, debug.Stack()) }
 
 // ErrGoexit is the Value of the *PanicError that reports a task which
-// called runtime.Goexit (see dispatch.ErrGoexit): errors.Is(err, ErrGoexit)
-// finds it. The goroutine that ran the task ends, as Goexit demands: a pool
+// called runtime.Goexit (see dispatch.ErrGoexit): errors.As(err, &pe) &&
+// pe.Value == ErrGoexit finds it. The goroutine that ran the task ends, as Goexit demands: a pool
 // worker is replaced; a goroutine that helped run the task while it waited
 // in Run, Join or Wait ends there, its own run failed with the same error.
 var ErrGoexit = dispatch.ErrGoexit

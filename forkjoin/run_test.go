@@ -568,13 +568,13 @@ func TestBadInput(t *testing.T) {
 	})
 	mustPanic(t, "Graph.RunCtx with a nil context", "nil context", func() { _ = NewGraph().RunCtx(nil, p) })
 	square := NewFork(func(_ *Fork[int, int], _ *Worker, x int) int { return x * x })
-	inRun("Future joined out of order", "out of order", func(w *Worker) {
+	inRun("Future joined out of order", "not joined yet", func(w *Worker) {
 		a := square.Fork(w, 2)
 		b := square.Fork(w, 3)
 		a.Join(w)
 		b.Join(w)
 	})
-	inRun("Future joined twice", "joined twice", func(w *Worker) {
+	inRun("Future joined twice", "already joined", func(w *Worker) {
 		a := square.Fork(w, 2)
 		a.Join(w)
 		a.Join(w)
@@ -588,24 +588,38 @@ func TestBadInput(t *testing.T) {
 	// path of their own (forkFuture, joinFuture).
 	two, three := 2, 3
 	deref := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x * *x })
-	inRun("pointer Future joined out of order", "out of order", func(w *Worker) {
+	inRun("pointer Future joined out of order", "not joined yet", func(w *Worker) {
 		a := deref.Fork(w, &two)
 		b := deref.Fork(w, &three)
 		a.Join(w)
 		b.Join(w)
 	})
-	inRun("pointer Future joined twice", "joined twice", func(w *Worker) {
+	inRun("pointer Future joined twice", "already joined", func(w *Worker) {
 		a := deref.Fork(w, &two)
 		a.Join(w)
 		a.Join(w)
 	})
-	inRun("pointer Future of another Fork joined in its place", "out of order", func(w *Worker) {
+	inRun("pointer Future of another Fork joined in its place", "already joined", func(w *Worker) {
 		other := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x })
 		a := deref.Fork(w, &two)
 		a.Join(w)
 		b := other.Fork(w, &three)
 		a.Join(w) // matches b's place, and is caught at b's Join
 		b.Join(w)
+	})
+	// And with an argument of two words, which goes into a slab slot.
+	type pair struct{ a, b int }
+	add := NewFork(func(_ *Fork[pair, int], _ *Worker, x pair) int { return x.a + x.b })
+	inRun("slab Future joined out of order", "not joined yet", func(w *Worker) {
+		a := add.Fork(w, pair{1, 2})
+		b := add.Fork(w, pair{3, 4})
+		a.Join(w)
+		b.Join(w)
+	})
+	inRun("slab Future joined twice", "already joined", func(w *Worker) {
+		a := add.Fork(w, pair{1, 2})
+		a.Join(w)
+		a.Join(w)
 	})
 	inRun("zero pointer Future", "zero Future", func(w *Worker) { Future[*int, int]{}.Join(w) })
 	inRun("pointer Future not joined", "not joined", func(w *Worker) { deref.Fork(w, &two) })

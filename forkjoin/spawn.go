@@ -92,7 +92,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
 	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -217,7 +216,7 @@ func afterSpawn(w *Worker, h *task) {
 		w.countScopeTask(1, st.prio) // published in a batch (file comment)
 	case err == nil:
 		c.completed[st.prio].Add(1)
-	case dispatch.IsPanic(err):
+	case isPanic(err):
 		c.panicked[st.prio].Add(1)
 	default:
 		c.cancelled[st.prio].Add(1)
@@ -682,7 +681,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 					// Wait below: the tasks not started are skipped.
 					sp.recordFailure(goexitError())
 				default:
-					sp.recordFailure(dispatch.NewPanicError(v, debug.Stack()))
+					sp.recordFailure(newPanicError(v, debug.Stack()))
 				}
 			}
 			sp.finishOne(nil)

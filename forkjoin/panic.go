@@ -1,0 +1,55 @@
+package forkjoin
+
+import (
+	"github.com/forkjoin-go/forkjoin/dispatch"
+)
+
+// PanicError is how a panic in a task reaches the caller: Run re-panics
+// with a *PanicError, RunCtx, ScopeCtx, Handle.Join and the other
+// error-returning entry points return one. It keeps the original value and
+// the stack of the goroutine where the panic happened; find it with
+// errors.As.
+//
+// A PanicError has no Unwrap method: a panic is not the error it may
+// carry, so errors.Is(err, context.Canceled) is false for a task that
+// panicked with a value wrapping context.Canceled. Test the value itself:
+//
+//	var pe *forkjoin.PanicError
+//	if errors.As(err, &pe) {
+//		if e, ok := pe.Value.(error); ok && errors.Is(e, io.EOF) { ... }
+//	}
+type PanicError struct {
+	// Value is what was passed to panic (ErrGoexit for runtime.Goexit).
+	Value any
+	// Stack is the stack of the goroutine that panicked, as printed by
+	// runtime/debug.Stack where the panic was recovered: its frames
+	// include the function that panicked.
+	Stack []byte
+}
+
+// Error returns the panic value's text followed by Stack, so that a
+// *PanicError re-raised by Run and never recovered prints, in the crash
+// report, the original message once and the frames of the code that
+// panicked (the runtime prints the re-raising goroutine after them).
+// Without a stack, Error is the value's text alone.
+func (e *PanicError) Error() string {
+	d := dispatch.PanicError{Value: e.Value, Stack: e.Stack}
+	return d.Error()
+}
+
+// newPanicError wraps a recovered value. A *PanicError (a panic re-raised
+// by an inner Run) is returned as is, and a *dispatch.PanicError (from a
+// dispatch run inside a task) is converted, so that the value and the
+// stack of the first goroutine that panicked are kept.
+func newPanicError(v any, stack []byte) *PanicError {
+	switch pe := v.(type) {
+	case *PanicError:
+		return pe
+	case *dispatch.PanicError:
+		return &PanicError{Value: pe.Value, Stack: pe.Stack}
+	}
+	return &PanicError{Value: v, Stack: stack}
+}
+
+// isPanic reports whether err is, or wraps, a *PanicError.
+func isPanic(err error) bool { return asPanic(err) != nil }
