@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // StuckAfter is how long PollUntil waits for something that must happen
