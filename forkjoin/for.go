@@ -51,7 +51,7 @@ func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
 	if body == nil {
 		panic("forkjoin: For with a nil body")
 	}
-	w.checkActive()
+	w.checkCaller()
 	if n == 0 {
 		return
 	}
@@ -143,7 +143,7 @@ func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, 
 	if combine == nil {
 		panic("forkjoin: Reduce with a nil combine")
 	}
-	w.checkActive()
+	w.checkCaller()
 	var zero T
 	if n == 0 {
 		return zero

@@ -205,6 +205,7 @@ func (s *scheduler) acquireCaller() *Worker {
 		w.resetSlabs()
 	}
 	w.inUse.Store(true)
+	w.claim()
 	w.clearAsked()
 	w.standing, w.armed = false, false
 	return w

@@ -654,7 +654,7 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 // what went wrong, not the state of ctx. For tasks that return errors and
 // a context cancelled at the first failure, use a Group.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
-	w.checkActive()
+	w.checkCaller()
 	if ctx == nil {
 		panic("forkjoin: ScopeCtx with a nil context")
 	}
@@ -911,7 +911,7 @@ func (w *Worker) putScopeTask(t *scopeTask) {
 // task (fn of Scope, or a task of the scope), from where other participants
 // may take it.
 func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
-	w.checkActive()
+	w.checkCaller()
 	if fn == nil {
 		panic("forkjoin: Spawner.Spawn with a nil function")
 	}

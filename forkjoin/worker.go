@@ -70,8 +70,9 @@ type Worker struct {
 	locals         []localValue // see local
 	parked         atomic.Bool  // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
-	id             int // index among all participants of the pool
-	poolIndex      int // the pool worker's index, or -1 for a caller
+	owner          atomic.Int64 // the owning goroutine's id, in race builds (misuse.go)
+	id             int          // index among all participants of the pool
+	poolIndex      int          // the pool worker's index, or -1 for a caller
 	rng            uint64
 	counters       workerCounters
 	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
@@ -157,6 +158,7 @@ func (w *Worker) checkActive() {
 	if !w.inUse.Load() || w.run == nil {
 		panic("forkjoin: *Worker used outside the task that received it")
 	}
+	w.checkOwner()
 }
 
 func (w *Worker) nextRand() uint64 {
@@ -409,6 +411,7 @@ func (w *Worker) stealFromQuiet(v *Worker) *task {
 // serve is a pool worker's life inside the scheduler: search, run, repeat;
 // leave when there is nothing to do.
 func (w *Worker) serve() {
+	w.claim()
 	s := w.sched
 	s.enter()
 	left := false

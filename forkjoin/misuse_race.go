@@ -1,0 +1,6 @@
+//go:build race
+
+package forkjoin
+
+// raceChecks: see misuse.go.
+const raceChecks = true
