@@ -304,11 +304,15 @@ func ExampleEventCount_NotifyAll() {
 	// Output: woke: 4
 }
 
-// A panic is not the error it carries: errors.Is does not see through a
-// *PanicError; the value is its Value field.
-func ExamplePanicError_value() {
-	pe := dispatch.NewPanicError(fmt.Errorf("node 7: %w", context.Canceled), nil)
+// errors.Is sees through a *PanicError to an error value, except to a
+// cancellation: a panic is not one.
+func ExamplePanicError_Unwrap() {
+	pe := dispatch.NewPanicError(fmt.Errorf("node 7: %w", errors.ErrUnsupported), nil)
+	fmt.Println(errors.Is(pe, errors.ErrUnsupported))
+	pe = dispatch.NewPanicError(fmt.Errorf("node 7: %w", context.Canceled), nil)
 	v, _ := pe.Value.(error)
 	fmt.Println(errors.Is(pe, context.Canceled), errors.Is(v, context.Canceled))
-	// Output: false true
+	// Output:
+	// true
+	// false true
 }

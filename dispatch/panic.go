@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -16,8 +17,8 @@ import (
 //	var pe *dispatch.PanicError
 //	if errors.As(err, &pe) { log.Print(pe.Value, string(pe.Stack)) }
 //
-// It deliberately has no Unwrap method (a panic whose value wraps
-// context.Canceled is a panic, not a cancellation); the value is Value.
+// A panic whose value wraps context.Canceled is a panic, not a
+// cancellation: Unwrap does not expose such a value (see there).
 type PanicError struct {
 	// Value is what was passed to panic.
 	Value any
@@ -47,6 +48,23 @@ func (e *PanicError) Error() string {
 		return fmt.Sprint(e.Value)
 	}
 	return fmt.Sprintf("%v\n\nwhere it panicked: %s", e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so that errors.Is and
+// errors.As see through a panic(err) — unless the value is, or wraps,
+// context.Canceled or context.DeadlineExceeded: a panic is not a
+// cancellation, and code that sets cancellations aside (errors.Is(err,
+// context.Canceled)) must not set a panic aside with them. Value holds the
+// value in every case.
+func (e *PanicError) Unwrap() error { return unwrapPanic(e.Value) }
+
+// unwrapPanic is PanicError.Unwrap.
+func unwrapPanic(v any) error {
+	err, ok := v.(error)
+	if !ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
 }
 
 // ErrGoexit is the Value of the *PanicError that reports work which called

@@ -294,10 +294,11 @@ func ExamplePanicError() {
 		})
 		var pe *forkjoin.PanicError
 		fmt.Println(errors.As(err, &pe), len(pe.Stack) > 0)
-		v, _ := pe.Value.(error) // a panic is not the error it carries:
-		fmt.Println(errors.Is(err, io.ErrUnexpectedEOF), errors.Is(v, io.ErrUnexpectedEOF))
+		fmt.Println(errors.Is(err, io.ErrUnexpectedEOF)) // Unwrap reaches an error value
+		fmt.Println(errors.Is(err, context.Canceled))    // a panic is never a cancellation
 	})
 	// Output:
 	// true true
-	// false true
+	// true
+	// false
 }

@@ -10,14 +10,10 @@ import (
 // the stack of the goroutine where the panic happened; find it with
 // errors.As.
 //
-// A PanicError has no Unwrap method: a panic is not the error it may
-// carry, so errors.Is(err, context.Canceled) is false for a task that
-// panicked with a value wrapping context.Canceled. Test the value itself:
-//
-//	var pe *forkjoin.PanicError
-//	if errors.As(err, &pe) {
-//		if e, ok := pe.Value.(error); ok && errors.Is(e, io.EOF) { ... }
-//	}
+// errors.Is and errors.As see through a PanicError to an error value,
+// except to a cancellation: a panic is not one, so errors.Is(err,
+// context.Canceled) is false for a task that panicked with a value
+// wrapping context.Canceled (see Unwrap).
 type PanicError struct {
 	// Value is what was passed to panic (ErrGoexit for runtime.Goexit).
 	Value any
@@ -35,6 +31,17 @@ type PanicError struct {
 func (e *PanicError) Error() string {
 	d := dispatch.PanicError{Value: e.Value, Stack: e.Stack}
 	return d.Error()
+}
+
+// Unwrap returns the panic value if it is an error, so that errors.Is and
+// errors.As see through a panic(err) — unless the value is, or wraps,
+// context.Canceled or context.DeadlineExceeded: a panic is not a
+// cancellation, and code that sets cancellations aside (errors.Is(err,
+// context.Canceled)) must not set a panic aside with them. Value holds the
+// value in every case.
+func (e *PanicError) Unwrap() error {
+	d := dispatch.PanicError{Value: e.Value}
+	return d.Unwrap()
 }
 
 // newPanicError wraps a recovered value. A *PanicError (a panic re-raised
