@@ -1,9 +1,6 @@
 package forkjoin
 
-import (
-	"runtime"
-	"strconv"
-)
+import "runtime"
 
 // Catching a Worker used by the wrong goroutine.
 //
@@ -39,7 +36,7 @@ const errForeignWorker = "forkjoin: Worker used outside the task it was given to
 // claim records the calling goroutine as w's owner (race builds only).
 func (w *Worker) claim() {
 	if raceChecks {
-		w.owner.Store(goroutineID())
+		w.owner.Store(w.goroutineID())
 	}
 }
 
@@ -55,30 +52,34 @@ func (w *Worker) checkOwner() {
 func (w *Worker) checkCaller() {
 	w.checkActive()
 	if raceChecks {
-		if g := w.owner.Load(); g != 0 && g != goroutineID() {
+		if g := w.owner.Load(); g != 0 && g != w.goroutineID() {
 			panic(errForeignWorker)
 		}
 	}
 }
 
 // goroutineID returns the calling goroutine's id, read from the first line
-// of its stack ("goroutine 42 [running]:"). It costs about a microsecond:
-// race builds only.
-func goroutineID() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
+// of its stack ("goroutine 42 [running]:"), or 0. It costs about a
+// microsecond, more on a deep stack: race builds only. The buffer is w's,
+// taken and given back through an atomic swap (runtime.Stack makes a
+// buffer escape), so a check allocates nothing in steady state; two
+// goroutines checking w at once (a misuse) use a buffer each.
+func (w *Worker) goroutineID() int64 {
+	bp := w.stackBuf.Swap(nil)
+	if bp == nil {
+		bp = new([64]byte)
+	}
+	b := bp[:runtime.Stack(bp[:], false)]
 	const prefix = "goroutine "
-	if len(b) < len(prefix) {
-		return 0
+	var id int64
+	if len(b) > len(prefix) && string(b[:len(prefix)]) == prefix {
+		for _, c := range b[len(prefix):] {
+			if c < '0' || c > '9' {
+				break
+			}
+			id = id*10 + int64(c-'0')
+		}
 	}
-	b = b[len(prefix):]
-	n := 0
-	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		n++
-	}
-	id, err := strconv.ParseInt(string(b[:n]), 10, 64)
-	if err != nil {
-		return 0
-	}
+	w.stackBuf.Store(bp)
 	return id
 }

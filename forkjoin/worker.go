@@ -70,9 +70,10 @@ type Worker struct {
 	locals         []localValue // see local
 	parked         atomic.Bool  // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
-	owner          atomic.Int64 // the owning goroutine's id, in race builds (misuse.go)
-	id             int          // index among all participants of the pool
-	poolIndex      int          // the pool worker's index, or -1 for a caller
+	owner          atomic.Int64             // the owning goroutine's id, in race builds (misuse.go)
+	stackBuf       atomic.Pointer[[64]byte] // goroutineID's buffer (misuse.go)
+	id             int                      // index among all participants of the pool
+	poolIndex      int                      // the pool worker's index, or -1 for a caller
 	rng            uint64
 	counters       workerCounters
 	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
