@@ -13,6 +13,16 @@ import (
 // (nesting), and Wait helps run the pool's tasks rather than block, so
 // nested groups never deadlock, even on a pool of parallelism 1.
 //
+// A Group's task may block, as an errgroup task does: on the group's
+// context until another task fails, on a channel, on I/O. Its tasks are
+// run only by a pool worker with nothing of its own below them, or by the
+// group's Wait, never by a participant that waits for something else (the
+// stolen half of a Join, another Scope or Group): a blocked task cannot
+// sit on top of the code it waits for. A task that blocks holds its
+// worker meanwhile, so tasks that wait for each other need as many
+// participants as wait at once, plus one to run the rest (errgroup needs
+// a goroutine each).
+//
 // A Group is made with NewGroup by a task (or a Run's root function), and
 // Wait must be called, once, by that same task. From outside the pool,
 // make it inside RunCtx.
@@ -35,6 +45,7 @@ func NewGroup(ctx context.Context, w *Worker) *Group {
 	gctx, cancel := context.WithCancelCause(ctx)
 	g := &Group{ctx: gctx, owner: w}
 	g.sp.sched, g.sp.ctx, g.sp.ctxDone, g.sp.cancel = w.sched, gctx, true, cancel
+	g.sp.group = true
 	g.sp.pending.Add(1) // counted out by Wait
 	return g
 }
@@ -77,7 +88,7 @@ func (g *Group) Wait() error {
 	g.waited = true
 	w := g.owner
 	g.sp.finishOne(nil)
-	w.wait(&g.sp.done)
+	w.waitLane(&g.sp.done, &g.sp) // it may run the group's tasks (grouplane.go)
 	g.sp.cancel(errGroupOver)
 	if p := g.sp.failure.Load(); p != nil {
 		return *p

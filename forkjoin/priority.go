@@ -255,6 +255,11 @@ func (w *Worker) next() *task {
 		if t := w.takeInjected(p); t != nil {
 			return t
 		}
+		if p == Normal {
+			if t := w.sched.groups.take(laneAny); t != nil {
+				return t // top level: a Group's task may run here (grouplane.go)
+			}
+		}
 		if p == High && w.sched.inj.high.Load() == 0 {
 			// Nothing in anyone's High queue (it was just looked at in
 			// the injector): skip the scan, which reads every other

@@ -92,6 +92,7 @@ type scheduler struct {
 
 	// Spawned tasks (priority.go, spawn.go).
 	inj        injector
+	groups     groupLane    // a Group's tasks (grouplane.go)
 	pending    atomic.Int64 // spawned tasks submitted and not yet over
 	drained    dispatch.EventCount
 	spawned    spawnCounters
@@ -302,7 +303,9 @@ func (s *scheduler) leave(w *Worker) (t *task, left bool) {
 		return nil, true
 	}
 	if t = w.stealOnce(); t == nil {
-		return nil, true
+		if t = s.groups.take(laneAny); t == nil {
+			return nil, true
+		}
 	}
 	s.state.Add(activeOne + searchOne)
 	return t, false

@@ -579,7 +579,7 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 		// is closed, and helping must find the task over, not panic.
 		runOn(nil, h.st.rs.sched, func(w *Worker) error {
 			h.done.AddWaiter(&w.sched.joinWake)
-			w.helpUntil(h.done.Done, nil)
+			w.helpUntil(h.done.Done, nil, nil)
 			return nil
 		})
 	}
@@ -616,7 +616,10 @@ type Spawner struct {
 	sched   *scheduler
 	ctx     context.Context
 	ctxDone bool // ctx can be done
-	_       cacheline.Pad
+	// group: a Group's Spawner, whose tasks wait in the group lane
+	// (grouplane.go), not in the participants' queues.
+	group bool
+	_     cacheline.Pad
 	// pending counts the Scope's function and its tasks not yet over,
 	// plus the slack participants hold on it (see the file comment). The
 	// add that brings it to zero is the last: sequentially consistent, it
@@ -630,6 +633,7 @@ type Spawner struct {
 	// cancel, if not nil (a Group's), cancels the context of the tasks
 	// with the first failure as its cause.
 	cancel context.CancelCauseFunc
+	lane   laneQueue // a Group's tasks not yet taken (grouplane.go)
 }
 
 // Scope runs fn, which spawns tasks with the Spawner it receives, and
@@ -968,7 +972,9 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	if prio == Normal && s.lifo.Load() {
+	if sp.group {
+		s.groups.push(sp, &t.st.hdr) // grouplane.go
+	} else if prio == Normal && s.lifo.Load() {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
 		w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over
@@ -1131,7 +1137,7 @@ func (s *scheduler) drain() {
 		if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 || s.helpWanted.Load() {
 			// Nobody else may run them: take part until they are done.
 			_ = run(nil, s.pool, func(w *Worker) error {
-				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil)
+				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil, laneAny)
 				return nil
 			})
 			continue

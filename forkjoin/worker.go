@@ -260,14 +260,18 @@ func (w *Worker) reclaim(h *task, i int) (mine bool) {
 // Panics with the unwinding sentinel if h failed (its run is cancelled and
 // the failure recorded there).
 func (w *Worker) waitTask(h *task) {
-	w.helpUntil(func() bool { return h.state.Load() != taskPending }, h)
+	w.helpUntil(func() bool { return h.state.Load() != taskPending }, h, nil)
 	if h.state.Load() == taskFailed {
 		panic(unwinding{})
 	}
 }
 
 // wait is core.Wait: it helps with other work until c is complete.
-func (w *Worker) wait(c *core.Completion) {
+func (w *Worker) wait(c *core.Completion) { w.waitLane(c, nil) }
+
+// waitLane is wait that may also run the tasks lane (a Group's Spawner)
+// has in the group lane (grouplane.go).
+func (w *Worker) waitLane(c *core.Completion, lane *Spawner) {
 	w.checkActive()
 	if c == nil {
 		panic("forkjoin: Wait for a nil *Completion")
@@ -276,16 +280,18 @@ func (w *Worker) wait(c *core.Completion) {
 		return
 	}
 	c.AddWaiter(&w.sched.joinWake)
-	w.helpUntil(c.Done, nil)
+	w.helpUntil(c.Done, nil, lane)
 }
 
 // helpUntil runs tasks until done() holds: first the intrusive Tasks at
 // the bottom of its own deque (what this frame Pushed and now Waits for;
 // at parallelism 1 nobody else would run them; a Wait also looks under
 // published forks, see underForks), then, by priority, what helpTake
-// finds. When there is nothing to take it parks on joinWake,
-// which the finisher of h (or the completer of a Completion) notifies.
-func (w *Worker) helpUntil(done func() bool, h *task) {
+// finds, and the tasks of lane, a group's Spawner (or laneAny), in the
+// group lane (grouplane.go); a nil lane takes no group's task. When there
+// is nothing to take it parks on joinWake, which the finisher of h (or the
+// completer of a Completion) notifies.
+func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 	idle := 0
 	var since time.Time // see keepLooking
 	dig := h == nil     // a Wait: see underForks
@@ -301,6 +307,9 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 				w.dq.push(t)
 				t = nil
 			}
+		}
+		if t == nil {
+			t = w.sched.groups.take(lane) // what a Group's Wait waits for
 		}
 		if t == nil {
 			t = w.helpTake(h)
@@ -338,7 +347,11 @@ func (w *Worker) helpUntil(done func() bool, h *task) {
 			w.parked.Store(false)
 			break
 		}
-		if t := w.stealOnce(); t != nil {
+		t = w.stealOnce()
+		if t == nil {
+			t = w.sched.groups.take(lane)
+		}
+		if t != nil {
 			w.sched.joinParked.Add(-1)
 			w.parked.Store(false)
 			w.execute(t)
@@ -709,7 +722,7 @@ func (w *Worker) abandonFrames(mark int, exiting bool) {
 					w.waitQuiet(h)
 					taken = true
 				case t == nil:
-					w.helpUntil(func() bool { return h.state.Load() != taskPending }, h)
+					w.helpUntil(func() bool { return h.state.Load() != taskPending }, h, nil)
 					taken = true
 				case exiting:
 					aside = append(aside, t)
