@@ -144,7 +144,7 @@ func (d *dagRun) run(p *pool.Pool) string {
 // Graphs built afresh and run by several goroutines at once on one pool,
 // the way a server builds one per request: their nodes' run state comes
 // from arrays shared by all graphs and handed on as soon as a Run returns
-// (graph.go). Runs fail, are cancelled before they start or while they
+// (graphrun.go). Runs fail, are cancelled before they start or while they
 // run, and each must still be exactly its own: no node of one run sees
 // a count, a failure or a cancellation of another.
 func TestGraphsShareRunState(t *testing.T) {
