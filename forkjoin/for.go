@@ -58,35 +58,87 @@ func For(w *Worker, n, grain int, body func(w *Worker, lo, hi int)) {
 	forFork.Call(w, forArg{lo: 0, hi: n, grain: grain, body: body})
 }
 
+// forStep is For's step: it runs its range chunk by chunk, and forks the
+// upper half of what remains when a participant asks (rangeSplitter).
 func forStep(f *Fork[forArg, struct{}], w *Worker, a forArg) struct{} {
-	lo, hi := a.lo, a.hi
-	chunk := a.grain
-	adaptive := chunk == 0
-	if adaptive {
-		chunk = 1
-	}
-	for lo < hi {
-		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
-			mid := lo + (hi-lo)/2
+	r := newRangeSplitter(a.lo, a.hi, a.grain)
+	for r.more() {
+		if mid, ok := r.splitAt(w); ok {
 			f.Join(w,
-				forArg{lo: lo, hi: mid, grain: a.grain, body: a.body},
-				forArg{lo: mid, hi: hi, grain: a.grain, body: a.body})
+				forArg{lo: r.lo, hi: mid, grain: a.grain, body: a.body},
+				forArg{lo: mid, hi: r.hi, grain: a.grain, body: a.body})
 			return struct{}{}
 		}
-		end := hi
-		if hi-lo > chunk {
-			end = lo + chunk
-		}
-		if adaptive {
-			start := time.Now()
-			a.body(w, lo, end)
-			chunk = adapt(chunk, time.Since(start))
-		} else {
-			a.body(w, lo, end)
-		}
-		lo = end
+		lo, end := r.next()
+		start := r.start()
+		a.body(w, lo, end)
+		r.took(start)
 	}
 	return struct{}{}
+}
+
+// rangeSplitter is the splitting For and Reduce share: it walks a range
+// [lo, hi) chunk by chunk, from the bottom, and tells when to split off
+// the upper half of what remains. Its methods are small enough to inline
+// into the step functions.
+type rangeSplitter struct {
+	lo, hi   int // what remains
+	chunk    int // the next chunk's size
+	adaptive bool
+}
+
+// newRangeSplitter walks [lo, hi) in chunks of grain, or, with grain 0,
+// of a size that adapts to the time a chunk takes (adapt).
+func newRangeSplitter(lo, hi, grain int) rangeSplitter {
+	if grain == 0 {
+		return rangeSplitter{lo: lo, hi: hi, chunk: 1, adaptive: true}
+	}
+	return rangeSplitter{lo: lo, hi: hi, chunk: grain}
+}
+
+// more reports whether some of the range remains.
+func (r *rangeSplitter) more() bool { return r.lo < r.hi }
+
+// splitAt reports whether what remains is to be split now, and where: a
+// participant asks for work, and more than one element remains (with a
+// fixed grain, more than one chunk).
+func (r *rangeSplitter) splitAt(w *Worker) (mid int, ok bool) {
+	if w.asked() && r.hi-r.lo > 1 && (r.adaptive || r.hi-r.lo > r.chunk) {
+		return r.lo + (r.hi-r.lo)/2, true
+	}
+	return 0, false
+}
+
+// next returns the next chunk and moves past it.
+func (r *rangeSplitter) next() (lo, end int) {
+	lo, end = r.lo, r.hi
+	if end-lo > r.chunk {
+		end = lo + r.chunk
+	}
+	r.lo = end
+	return lo, end
+}
+
+// start returns the time a chunk starts if its size adapts (for took), and
+// reads no clock otherwise.
+func (r *rangeSplitter) start() time.Time {
+	if r.adaptive {
+		return time.Now()
+	}
+	return time.Time{}
+}
+
+// took adapts the chunk size to a chunk that started at start.
+func (r *rangeSplitter) took(start time.Time) {
+	if r.adaptive {
+		r.adaptTo(start)
+	}
+}
+
+// adaptTo is took's clock read and adaptation, out of line so that took
+// inlines.
+func (r *rangeSplitter) adaptTo(start time.Time) {
+	r.chunk = adapt(r.chunk, time.Since(start))
 }
 
 func adapt(chunk int, took time.Duration) int {
@@ -152,44 +204,32 @@ func Reduce[T any](w *Worker, n, grain int, leaf func(w *Worker, lo, hi int) T, 
 	return reduceForkFor[T]().Call(w, reduceArg[T]{lo: 0, hi: n, spec: spec})
 }
 
+// reduceStep is Reduce's step: it reduces its range chunk by chunk, and
+// forks the upper half of what remains when a participant asks
+// (rangeSplitter).
 func reduceStep[T any](f *Fork[reduceArg[T], T], w *Worker, a reduceArg[T]) T {
 	sp := a.spec
-	lo, hi := a.lo, a.hi
-	chunk := sp.grain
-	adaptive := chunk == 0
-	if adaptive {
-		chunk = 1
-	}
+	r := newRangeSplitter(a.lo, a.hi, sp.grain)
 	var acc T
 	have := false
-	for lo < hi {
-		if w.asked() && hi-lo > 1 && (adaptive || hi-lo > chunk) {
-			mid := lo + (hi-lo)/2
-			l, r := f.Join(w, reduceArg[T]{lo: lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: hi, spec: sp})
-			m := sp.combine(l, r)
+	for r.more() {
+		if mid, ok := r.splitAt(w); ok {
+			left, right := f.Join(w, reduceArg[T]{lo: r.lo, hi: mid, spec: sp}, reduceArg[T]{lo: mid, hi: r.hi, spec: sp})
+			m := sp.combine(left, right)
 			if have {
 				return sp.combine(acc, m)
 			}
 			return m
 		}
-		end := hi
-		if hi-lo > chunk {
-			end = lo + chunk
-		}
-		var v T
-		if adaptive {
-			start := time.Now()
-			v = sp.leaf(w, lo, end)
-			chunk = adapt(chunk, time.Since(start))
-		} else {
-			v = sp.leaf(w, lo, end)
-		}
+		lo, end := r.next()
+		start := r.start()
+		v := sp.leaf(w, lo, end)
+		r.took(start)
 		if have {
 			acc = sp.combine(acc, v)
 		} else {
 			acc, have = v, true
 		}
-		lo = end
 	}
 	return acc
 }
