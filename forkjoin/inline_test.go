@@ -16,8 +16,10 @@ import (
 // Future per node, and checks in the compiler's report (-gcflags=-m) that
 // the calls marked INLINE there were inlined: Fork.Fork and Future.Join
 // with a pointer argument are written to fit Go's inlining budget (see
-// forkFuture), and a change that pushes them over it would cost that
-// recursion about a quarter of its speed without failing anything else.
+// forkFuture). The benchmarks of the cheapest fork depend on it
+// (BenchmarkTreeSum's future-p1 and future-p2, BenchmarkForkFloor's
+// future-p1): they measure the inlined path, and this test says when a
+// change, or a compiler's new costs, takes them off it.
 func TestFutureForkInlines(t *testing.T) {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(gobin); err != nil {

@@ -1,0 +1,191 @@
+package forkjoin
+
+// Future forks: Fork.Fork returns a Future, joined later with Future.Join.
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Future is a forked call of a Fork, to be joined with Future.Join. Futures
+// of one worker must be joined in the reverse order of their forks (the
+// last forked first), like nested calls, and each exactly once. Every
+// Future must be joined before the task that forked it returns; one that
+// is not fails the run with a panic saying so. A Join out of order, or a
+// second Join, panics too, at the latest when the forks it mixed up are
+// joined.
+//
+// With a Future the forked function's own recursion can call itself
+// directly, and for a pointer argument (a tree node, say) Fork and Join
+// are small enough for the compiler to inline into it: this is the
+// cheapest fork forkjoin has.
+//
+//	func sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
+//		if n == nil {
+//			return 0
+//		}
+//		right := f.Fork(w, n.Right) // another worker may take it
+//		left := sum(f, w, n.Left)
+//		return n.Value + left + right.Join(w)
+//	}
+type Future[A, R any] struct {
+	f *Fork[A, R]
+	// top is sp just after the fork pushed its entry (index top-1), or,
+	// for a slab fork, ^index: negative, so never equal to sp, so such a
+	// Future always takes the slow join.
+	top int
+	arg A // a word fork's argument (zero for a slab fork, whose slot has it)
+}
+
+// Fork makes fn(w, a) available to other participants and returns at once;
+// join the result with Future.Join on the same worker. Allocates nothing.
+func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
+	return forkFuture(f.forkSlowFn, f, w, a)
+}
+
+// forkFuture is Fork's fast path, for a pointer-shaped A (fastMask):
+// one entry stored, as one composite literal. It is written to fit Go's
+// inlining budget, so that Fork inlines into the user's function: the
+// slow path is a parameter (the inliner charges a call through a
+// parameter less than one through a field), and one load and one compare
+// test for everything unusual (no room, a request, a non-pointer A; see
+// Worker.limit and Fork.fastMask). The argument goes into ptr, typed (see
+// forkEntry). `go build -gcflags=-m=2 ./forkjoin` reports the costs;
+// TestFutureForkInlines checks that Fork and Join stay inlinable.
+func forkFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
+	i := w.sp
+	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
+		return slow(w, a)
+	}
+	// A is pointer-shaped here (fastMask is 0 otherwise), so its word is
+	// a pointer.
+	w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+	i++
+	w.sp = i
+	return Future[A, R]{f, i, a}
+}
+
+// forkSlow is Fork when forkFuture's test fails: a full fork stack, a
+// request to serve, a scalar word fork (no fast path: ptr could not hold
+// it), or a slab fork.
+func (f *Fork[A, R]) forkSlow(w *Worker, a A) Future[A, R] {
+	if f.fn == nil {
+		panic(errZeroFork)
+	}
+	if w.asked() {
+		// Before anything is pushed: a released handle is asked for ever,
+		// and a fork it pushed could line up with a kept Future's top.
+		w.checkActive()
+	}
+	if f.wordShape == 0 {
+		f.pushSlot(w, a)
+		return Future[A, R]{f: f, top: ^(w.sp - 1)}
+	}
+	w.growForks()
+	i := w.sp
+	if f.wordShape == wordPointer {
+		w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+	} else {
+		w.forks[i] = forkEntry{word: wordPtr(&f.word), arg: wordBits(a)}
+	}
+	w.sp = i + 1
+	if w.asked() {
+		w.heartbeat() // may publish this very fork
+	}
+	return Future[A, R]{f, i + 1, a}
+}
+
+// Join returns the forked call's result, running it here if no other
+// participant took it, or helping until the one that did has finished.
+func (fu Future[A, R]) Join(w *Worker) R {
+	if fu.f == nil {
+		panic("forkjoin: Join of a zero Future (one that no Fork returned)")
+	}
+	return joinFuture(fu.f.joinSlowFn, fu.f, w, fu.top, fu.arg)
+}
+
+// joinFuture is Join's fast path: the fork is the newest entry and was
+// not published, so it is popped and run here. Like forkFuture it fits
+// the inlining budget by taking its slow path as a parameter and making
+// one call, to whichever function the test picked. The slow path finds
+// the Future's top in w.joinTop.
+func joinFuture[A, R any](fn func(f *Fork[A, R], w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
+	if top == w.sp && top > w.published {
+		w.sp = top - 1
+		fn = f.fn
+	} else {
+		w.joinTop = top
+	}
+	return fn(f, w, a)
+}
+
+// joinFutureSlow is Join when the fork was published, or was a slab fork,
+// or the Future is not the newest fork (a Join out of order or a second
+// one).
+func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
+	top := w.joinTop
+	if top < 0 {
+		return f.joinSlabFuture(w, ^top)
+	}
+	i := top - 1
+	if top != w.sp || i < 0 || !f.holds(&w.forks[i], a) {
+		w.checkActive() // a stale handle is the likelier mistake
+		panic(futureMisuse(top < w.sp))
+	}
+	w.sp = i
+	if i >= w.published {
+		return f.fn(f, w, a) // not published after all
+	}
+	return f.joinPublishedWord(w, i)
+}
+
+const (
+	errFutureOrder = "forkjoin: Future.Join out of order: a Future forked after this one is not joined yet (join futures in the reverse order of their forks)"
+	errFutureTwice = "forkjoin: Future.Join of a fork already joined: this Future was joined twice, or a Future joined twice took its place (join each Future exactly once, on the worker that forked it)"
+)
+
+// futureMisuse is the message for a Future whose entry is not the newest
+// fork: if newer forks are pending the Join is out of order; otherwise its
+// entry was popped already, by its own Join or by a second Join of the
+// Future forked before it in the same place (a pointer Future's fast path
+// compares places only), so some Future was joined twice.
+func futureMisuse(newerPending bool) string {
+	if newerPending {
+		return errFutureOrder
+	}
+	return errFutureTwice
+}
+
+// holds reports whether e is the entry of a word fork of f with argument a.
+func (f *Fork[A, R]) holds(e *forkEntry, a A) bool {
+	if f.wordShape == wordPointer {
+		return e.word == f.refBits && e.ptr == *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	}
+	return e.word == wordPtr(&f.word) && e.arg == wordBits(a)
+}
+
+// joinSlabFuture joins a slab fork's Future, whose entry is at index i.
+func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
+	if i != w.sp-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
+		(*forkSlot[A, R])(taskPointer(w.forks[i].hdr)).fork != f {
+		w.checkActive()
+		panic(futureMisuse(i < w.sp-1))
+	}
+	h := w.forks[i].hdr
+	slot := (*forkSlot[A, R])(taskPointer(h))
+	w.sp = i
+	w.forks[i] = forkEntry{}
+	var r R
+	if i >= w.published {
+		if w.asked() {
+			w.heartbeat()
+		}
+		r = f.fn(f, w, slot.arg)
+	} else if w.reclaim(h, i) {
+		r = f.fn(f, w, slot.arg)
+	} else {
+		r = slot.res
+	}
+	slabOf[A, R](w, f.slabID).pop()
+	return r
+}
