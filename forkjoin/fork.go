@@ -167,8 +167,8 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	// (a full fork stack, a thief's request to serve: see Worker.limit),
 	// two stores, the call, the pop. Everything else lives in functions
 	// of their own, so that this frame stays as small as the fast path
-	// needs.
-	if f.wordShape == 0 {
+	// needs. A nil f takes joinSlab's path, which reports it.
+	if f == nil || f.wordShape == 0 {
 		return f.joinSlab(w, a, b)
 	}
 	forks := w.forks
@@ -193,6 +193,9 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 //
 //go:noinline
 func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
+	if f == nil {
+		panic(errNilForkJoin)
+	}
 	var slab *forkSlab[A, R]
 	if f.slabID < len(w.slabs) {
 		slab = (*forkSlab[A, R])(w.slabs[f.slabID])
@@ -314,7 +317,10 @@ func (f *Fork[A, R]) joinPublished(w *Worker, slab *forkSlab[A, R], slot *forkSl
 	return rb
 }
 
-const errZeroFork = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
+const (
+	errZeroFork    = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
+	errNilForkJoin = "forkjoin: Fork.Join on a nil *Fork (make a Fork with NewFork)"
+)
 
 // Join runs a and b, possibly in parallel, and returns when both are done.
 // a runs on the calling goroutine; b may be taken by another participant.

@@ -3,6 +3,9 @@ package forkjoin
 // Future forks: Fork.Fork returns a Future, joined later with Future.Join.
 
 import (
+	"reflect"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -39,6 +42,8 @@ type Future[A, R any] struct {
 
 // Fork makes fn(w, a) available to other participants and returns at once;
 // join the result with Future.Join on the same worker. Allocates nothing.
+//
+// Fork on a nil *Fork, or on a zero Fork value, panics (see forkFault).
 func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
 	return forkFuture(f.forkSlowFn, f, w, a)
 }
@@ -188,4 +193,50 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 	}
 	slabOf[A, R](w, f.slabID).pop()
 	return r
+}
+
+// Messages for a Fork.Fork that faulted in its fast path (forkFault).
+const (
+	errNilForkFork  = "forkjoin: Fork.Fork on a nil *Fork (make a Fork with NewFork)"
+	errForkFastPath = "forkjoin: Fork.Fork on a zero Fork value (one not made by NewFork) or with a nil *Worker"
+)
+
+// forkjoinPkg is this package's path, as function names in a stack begin.
+var forkjoinPkg = reflect.TypeFor[Worker]().PkgPath()
+
+// forkFault returns the message for a nil pointer fault that Fork.Fork
+// took on a nil *Fork, a zero Fork or a nil *Worker, and any other value
+// as it is. It is called where a task boundary recovered v, while the
+// frames that panicked are still on the stack (newPanicError).
+//
+// Fork.Fork tests none of these: it is inlined into the caller's
+// recursion, and a test would take it over the inliner's budget, so the
+// fault itself is the test, and costs the fast path nothing. Fork.Fork's
+// own frame touches nothing but f (f.forkSlowFn), and the runtime reports
+// inlined frames as frames of their own: a fault in Fork.Fork's frame is
+// a nil *Fork; one in forkFuture's a nil *Worker (w.sp) or a zero Fork
+// (whose slow path, nil, is called).
+func forkFault(v any) any {
+	re, ok := v.(runtime.Error)
+	if !ok || !strings.Contains(re.Error(), "nil pointer dereference") {
+		return v
+	}
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for more := true; more; {
+		var fr runtime.Frame
+		fr, more = frames.Next()
+		if fr.Function != "runtime.sigpanic" {
+			continue
+		}
+		at, _ := frames.Next() // the function that faulted
+		switch fn, _ := strings.CutPrefix(at.Function, forkjoinPkg+"."); {
+		case strings.HasPrefix(fn, "(*Fork[") && strings.HasSuffix(fn, ").Fork"):
+			return errNilForkFork
+		case strings.HasPrefix(fn, "forkFuture["):
+			return errForkFastPath
+		}
+		return v
+	}
+	return v
 }

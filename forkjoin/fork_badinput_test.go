@@ -1,0 +1,59 @@
+package forkjoin
+
+import (
+	"testing"
+
+	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/pool"
+)
+
+// TestForkBadInput: a Fork used through a nil pointer, or a zero Fork
+// value, panics with a message that names the mistake, on every path a
+// fork takes: a word argument (pointer or scalar) and a slab argument, in
+// Fork.Join and in Fork.Fork (whose fast path checks nothing and is
+// inlined into the caller: see forkFault).
+func TestForkBadInput(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	type pair struct{ a, b int }
+	var (
+		nilPtr  *Fork[*int, int]
+		nilInt  *Fork[int, int]
+		nilPair *Fork[pair, int]
+	)
+	x := 1
+	inRun := func(what, want string, f func(w *Worker)) {
+		t.Helper()
+		mustPanic(t, what, want, func() { Run(p, f) })
+	}
+	const nilFork, zeroFork = "nil *Fork", "zero Fork"
+	inRun("Fork.Join on a nil *Fork, pointer argument", nilFork, func(w *Worker) { nilPtr.Join(w, &x, &x) })
+	inRun("Fork.Join on a nil *Fork, scalar argument", nilFork, func(w *Worker) { nilInt.Join(w, 1, 2) })
+	inRun("Fork.Join on a nil *Fork, slab argument", nilFork, func(w *Worker) { nilPair.Join(w, pair{}, pair{}) })
+	inRun("Fork.Fork on a nil *Fork, pointer argument", nilFork, func(w *Worker) { nilPtr.Fork(w, &x).Join(w) })
+	inRun("Fork.Fork on a nil *Fork, scalar argument", nilFork, func(w *Worker) { nilInt.Fork(w, 1).Join(w) })
+	inRun("Fork.Fork on a nil *Fork, slab argument", nilFork, func(w *Worker) { nilPair.Fork(w, pair{}).Join(w) })
+	inRun("Fork.Join on a zero Fork, scalar argument", "not made by NewFork", func(w *Worker) {
+		new(Fork[int, int]).Join(w, 1, 2)
+	})
+	inRun("Fork.Join on a zero Fork, slab argument", "not made by NewFork", func(w *Worker) {
+		new(Fork[pair, int]).Join(w, pair{}, pair{})
+	})
+	inRun("Fork.Fork on a zero Fork, pointer argument", zeroFork, func(w *Worker) { new(Fork[*int, int]).Fork(w, &x).Join(w) })
+	inRun("Fork.Fork on a zero Fork, scalar argument", zeroFork, func(w *Worker) { new(Fork[int, int]).Fork(w, 1).Join(w) })
+	inRun("Fork.Fork on a zero Fork, slab argument", zeroFork, func(w *Worker) { new(Fork[pair, int]).Fork(w, pair{}).Join(w) })
+	// The same mistake inside a forked call.
+	outer := NewFork(func(_ *Fork[int, int], w *Worker, i int) int {
+		if i == 1 {
+			return nilPtr.Fork(w, &x).Join(w)
+		}
+		return 0
+	})
+	inRun("Fork.Fork on a nil *Fork in a forked call", nilFork, func(w *Worker) { outer.Join(w, 0, 1) })
+	// A nil pointer dereference of the caller's own is left as it is.
+	inRun("a nil dereference in the forked function", "nil pointer dereference", func(w *Worker) {
+		deref := NewFork(func(_ *Fork[*int, int], _ *Worker, v *int) int { return *v })
+		deref.Fork(w, nil).Join(w)
+	})
+}
