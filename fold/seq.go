@@ -10,8 +10,9 @@ import (
 //
 // Near the root it recurses on the goroutine stack exactly as a
 // hand-written fold would: a node's heap lives in a slice indexed by depth,
-// and each depth has one yield function, made once, that folds the child
-// it is given and accumulates the result. Nothing is allocated per node,
+// and one yield function, made once, folds the child it is given (the
+// yield is the recursion: it calls the Treeish with itself) and
+// accumulates the result into its parent's heap. Nothing is allocated per node,
 // and a node's children are folded while the Treeish is still yielding
 // them. Recursion stops at depth recDepth: a node found there is folded by
 // the explicit-stack loop (seqStack, see stack.go), whose memory is the
@@ -50,20 +51,40 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 	s := &seqFolder[N, H, R]{init: f.Init, acc: f.Accumulate, fin: f.Finalize, g: g,
 		hs: make([]H, 0, 16)}
 	s.yield = func(c N) bool {
-		r := s.fold(c) // returns with s.d as it found it
-		s.acc(&s.hs[s.d-1], r)
+		d := s.d
+		if d == len(s.hs) { // a new depth, or the explicit stacks'
+			r := s.fold(c) // returns with s.d as it found it
+			s.acc(&s.hs[d-1], r)
+			return true
+		}
+		// fold's body for a depth that has its slot already: one call
+		// less per node than calling fold.
+		s.tick()
+		s.hs[d] = s.init(c)
+		s.d = d + 1
+		s.g(c, s.yield)
+		s.d = d
+		r := s.fin(&s.hs[d])
+		var zero H
+		s.hs[d] = zero
+		s.acc(&s.hs[d-1], r)
 		return true
 	}
 	return s
 }
 
-// fold folds the subtree of n, at depth s.d.
-func (s *seqFolder[N, H, R]) fold(n N) R {
+// tick counts a node for the poll function, if there is one.
+func (s *seqFolder[N, H, R]) tick() {
 	if s.poll != nil {
 		if s.ticks++; s.ticks%pollEvery == 0 {
 			s.poll()
 		}
 	}
+}
+
+// fold folds the subtree of n, at depth s.d.
+func (s *seqFolder[N, H, R]) fold(n N) R {
+	s.tick()
 	d := s.d
 	if d == len(s.hs) {
 		if d == recDepth {
