@@ -4,7 +4,7 @@ package main
 // env.P for the workload (outside the timing) and closes it afterwards.
 //
 //   - forkjoin-fork: the typed fork (forkjoin.Fork), allocation-free:
-//     Fork.Fork and Future.Join for tree-sum (a pointer argument: both
+//     Fork.Start and Future.Join for tree-sum (a pointer argument: both
 //     inline into the recursion), Fork.Join for fib and sort; batches of
 //     tasks with forkjoin.For.
 //   - forkjoin-join: forkjoin.Join with closures (allocates per fork).
@@ -46,7 +46,7 @@ func fjSum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 		}
 		return n.Value + fjSum(f, w, n.Left)
 	}
-	right := f.Fork(w, n.Right)
+	right := f.Start(w, n.Right)
 	var left int64
 	if n.Left != nil {
 		left = fjSum(f, w, n.Left)
@@ -82,7 +82,7 @@ func init() {
 	register(&Strategy{
 		Name:   "forkjoin-fork",
 		Family: "forkjoin",
-		Desc:   "forkjoin's typed fork (Fork/Future.Join, Fork.Join): no allocation per fork; For for task batches",
+		Desc:   "forkjoin's typed fork (Start/Future.Join, Fork.Join): no allocation per fork; For for task batches",
 		Open:   openPool,
 		TreeSum: func(env *Env, root *Node) int64 {
 			if root == nil {

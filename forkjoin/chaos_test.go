@@ -121,8 +121,8 @@ func chaosRound(p *pool.Pool, r *rand.Rand, root *tnode, want int64, nodes int) 
 		var done core.Completion
 		var a, b int
 		Run(p, func(w *Worker) {
-			fa := fibFork.Fork(w, 17)
-			fb := fibFork.Fork(w, 16)
+			fa := fibFork.Start(w, 17)
+			fb := fibFork.Start(w, 16)
 			for i := range jobs {
 				j := &jobs[i]
 				j.n, j.left, j.done = 10+i%6, &left, &done

@@ -14,12 +14,12 @@
 //     from it has finished. Any number of goroutines may run at once on one
 //     pool, and a task may start a nested run.
 //   - Fork[A, R] is the typed fork: NewFork(fn), then f.Join(w, a, b) runs
-//     fn(f, w, a) and fn(f, w, b) in parallel, or f.Fork(w, a) returns a
+//     fn(f, w, a) and fn(f, w, b) in parallel, or f.Start(w, a) returns a
 //     Future to Join later. fn receives its own Fork, so its recursion
 //     forks through a parameter: no package variable set in init. Forking allocates nothing and touches no shared
 //     memory until another participant asks for work. The cheapest form is
 //     a Future in the function's own recursion, with a pointer argument:
-//     Fork and Future.Join are then inlined into it (example below).
+//     Start and Future.Join are then inlined into it (example below).
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
 //   - For and Reduce split an index range on demand; ForEach and MapReduce
@@ -38,7 +38,7 @@
 //		if n == nil {
 //			return 0
 //		}
-//		right := f.Fork(w, n.Right) // another worker may take it
+//		right := f.Start(w, n.Right) // another worker may take it
 //		left := sum(f, w, n.Left)
 //		return n.Value + left + right.Join(w)
 //	}

@@ -277,7 +277,7 @@ func ExampleFuture() {
 		}
 		rest := make([]forkjoin.Future[*dir, int], 0, len(d.subdirs)-1)
 		for _, sub := range d.subdirs[1:] {
-			rest = append(rest, du.Fork(w, sub))
+			rest = append(rest, du.Start(w, sub))
 		}
 		total += du.Call(w, d.subdirs[0])
 		for i := len(rest) - 1; i >= 0; i-- {

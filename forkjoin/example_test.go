@@ -40,13 +40,13 @@ func ExampleNewFork() {
 	// Output: 2036
 }
 
-func ExampleFork_Fork() {
+func ExampleFork_Start() {
 	square := forkjoin.NewFork(func(_ *forkjoin.Fork[int, int], w *forkjoin.Worker, x int) int { return x * x })
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
 			var futures [4]forkjoin.Future[int, int]
 			for i := range futures {
-				futures[i] = square.Fork(w, i+1)
+				futures[i] = square.Start(w, i+1)
 			}
 			total := 0
 			for i := len(futures) - 1; i >= 0; i-- { // last forked, first joined
@@ -59,7 +59,7 @@ func ExampleFork_Fork() {
 }
 
 // sumRec is tree-sum with a Future: the right half is forked, the left
-// half is the recursion's own call. With a pointer argument, Fork and
+// half is the recursion's own call. With a pointer argument, Start and
 // Future.Join are inlined into it: the cheapest fork there is.
 // It receives its own Fork as f, so it needs no package variable: NewFork
 // can be called where the run starts.
@@ -67,12 +67,12 @@ func sumRec(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := f.Fork(w, n.Right) // another worker may take it
+	right := f.Start(w, n.Right) // another worker may take it
 	left := sumRec(f, w, n.Left)
 	return n.Value + left + right.Join(w)
 }
 
-func ExampleFork_Fork_recursion() {
+func ExampleFork_Start_recursion() {
 	root := tree(10)
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
@@ -201,7 +201,7 @@ func ExampleFuture_Join() {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
 			futures := make([]forkjoin.Future[string, int], len(words))
 			for i, s := range words {
-				futures[i] = length.Fork(w, s)
+				futures[i] = length.Start(w, s)
 			}
 			lengths := make([]int, len(words))
 			for i := len(futures) - 1; i >= 0; i-- { // the last forked is joined first

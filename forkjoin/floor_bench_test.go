@@ -10,7 +10,7 @@ package forkjoin
 // unknown functions, so the user's function cannot be called directly).
 // The gap between the two is the price of the API shape, which no
 // implementation of Fork.Join can avoid; docs/BENCHMARKS.md quotes it.
-// Fork.Fork and Future.Join (future-p1) avoid it where they inline: the
+// Fork.Start and Future.Join (future-p1) avoid it where they inline: the
 // recursion calls itself for one half and the other is one call through
 // the Fork's function value.
 
@@ -91,7 +91,7 @@ func init() {
 // BenchmarkForkFloor: tree-sum over 2^20-1 nodes, sequential, with the
 // ideal fork inlined by hand, with the same fork behind a Join-shaped
 // function, and with the library's typed fork at parallelism 1 (Fork.Join,
-// and Fork.Fork with Future.Join).
+// and Fork.Start with Future.Join).
 func BenchmarkForkFloor(b *testing.B) {
 	bt := treeOf(20)
 	sums := []struct {

@@ -10,7 +10,7 @@ package forkjoin
 // published meanwhile because a thief asked (see scheduler.go), in which
 // case the join takes it back from the deque or, if a thief has it, helps
 // until the thief has written the result into the slot. Future forks
-// (Fork.Fork and Future.Join) are in future.go.
+// (Fork.Start and Future.Join) are in future.go.
 
 import (
 	"sync/atomic"
@@ -18,7 +18,7 @@ import (
 )
 
 // Fork is a function of the shape func(f *Fork[A, R], w *Worker, arg A) R
-// prepared for forking: Join runs two calls of it in parallel, Fork and
+// prepared for forking: Join runs two calls of it in parallel, Start and
 // Future.Join any number, and neither allocates in steady state.
 //
 // The function receives its own Fork as f, so a recursion forks through
@@ -44,13 +44,13 @@ import (
 type Fork[A, R any] struct {
 	_  noCopy
 	fn func(f *Fork[A, R], w *Worker, arg A) R
-	// Future forks (Fork.Fork, Future.Join): the slow paths, passed as
-	// arguments to forkFuture and joinFuture (see there), and the two
+	// Future forks (Fork.Start, Future.Join): the slow paths, passed as
+	// arguments to startFuture and joinFuture (see there), and the two
 	// words the fast path needs.
-	forkSlowFn func(w *Worker, a A) Future[A, R]
-	joinSlowFn func(f *Fork[A, R], w *Worker, a A) R
-	fastMask   uintptr // ^0 if A is pointer-shaped (Fork.Fork has a fast path), else 0
-	refBits    uintptr // &ref's bits: the word of a Future fork's entry
+	startSlowFn func(w *Worker, a A) Future[A, R]
+	joinSlowFn  func(f *Fork[A, R], w *Worker, a A) R
+	fastMask    uintptr // ^0 if A is pointer-shaped (Fork.Start has a fast path), else 0
+	refBits     uintptr // &ref's bits: the word of a Future fork's entry
 
 	slabID    int // the (A, R) pair's slab on every worker (slabIDFor)
 	exec      func(w *Worker, h *task)
@@ -131,7 +131,7 @@ func NewFork[A, R any](fn func(f *Fork[A, R], w *Worker, arg A) R) *Fork[A, R] {
 	f.ref.publish = func(w *Worker, e *forkEntry) *task {
 		return f.publishWord(w, e, *(*A)(unsafe.Pointer(&e.ptr)))
 	}
-	f.forkSlowFn = f.forkSlow
+	f.startSlowFn = f.startSlow
 	f.joinSlowFn = (*Fork[A, R]).joinFutureSlow
 	if f.wordShape == wordPointer {
 		f.fastMask = ^uintptr(0)
@@ -331,7 +331,7 @@ const (
 // Forking at every node of a tree-sum, it costs tens of times the
 // sequential recursion and allocates per fork (BenchmarkTreeSum's join-p1
 // beside seq: go test -bench 'TreeSum/depth20/(seq|join-p1)$' -benchmem
-// ./forkjoin). For fine-grained recursion use a Fork (Fork.Join, or Fork.Fork and
+// ./forkjoin). For fine-grained recursion use a Fork (Fork.Join, or Fork.Start and
 // Future.Join), which allocates nothing and costs a few ns per fork.
 func Join(w *Worker, a, b func(w *Worker)) {
 	if a == nil || b == nil || w == nil {

@@ -10,7 +10,7 @@ import (
 // TestForkBadInput: a Fork used through a nil pointer, or a zero Fork
 // value, panics with a message that names the mistake, on every path a
 // fork takes: a word argument (pointer or scalar) and a slab argument, in
-// Fork.Join and in Fork.Fork (whose fast path checks nothing and is
+// Fork.Join and in Fork.Start (whose fast path checks nothing and is
 // inlined into the caller: see forkFault).
 func TestForkBadInput(t *testing.T) {
 	leakcheck.Check(t)
@@ -31,29 +31,29 @@ func TestForkBadInput(t *testing.T) {
 	inRun("Fork.Join on a nil *Fork, pointer argument", nilFork, func(w *Worker) { nilPtr.Join(w, &x, &x) })
 	inRun("Fork.Join on a nil *Fork, scalar argument", nilFork, func(w *Worker) { nilInt.Join(w, 1, 2) })
 	inRun("Fork.Join on a nil *Fork, slab argument", nilFork, func(w *Worker) { nilPair.Join(w, pair{}, pair{}) })
-	inRun("Fork.Fork on a nil *Fork, pointer argument", nilFork, func(w *Worker) { nilPtr.Fork(w, &x).Join(w) })
-	inRun("Fork.Fork on a nil *Fork, scalar argument", nilFork, func(w *Worker) { nilInt.Fork(w, 1).Join(w) })
-	inRun("Fork.Fork on a nil *Fork, slab argument", nilFork, func(w *Worker) { nilPair.Fork(w, pair{}).Join(w) })
+	inRun("Fork.Start on a nil *Fork, pointer argument", nilFork, func(w *Worker) { nilPtr.Start(w, &x).Join(w) })
+	inRun("Fork.Start on a nil *Fork, scalar argument", nilFork, func(w *Worker) { nilInt.Start(w, 1).Join(w) })
+	inRun("Fork.Start on a nil *Fork, slab argument", nilFork, func(w *Worker) { nilPair.Start(w, pair{}).Join(w) })
 	inRun("Fork.Join on a zero Fork, scalar argument", "not made by NewFork", func(w *Worker) {
 		new(Fork[int, int]).Join(w, 1, 2)
 	})
 	inRun("Fork.Join on a zero Fork, slab argument", "not made by NewFork", func(w *Worker) {
 		new(Fork[pair, int]).Join(w, pair{}, pair{})
 	})
-	inRun("Fork.Fork on a zero Fork, pointer argument", zeroFork, func(w *Worker) { new(Fork[*int, int]).Fork(w, &x).Join(w) })
-	inRun("Fork.Fork on a zero Fork, scalar argument", zeroFork, func(w *Worker) { new(Fork[int, int]).Fork(w, 1).Join(w) })
-	inRun("Fork.Fork on a zero Fork, slab argument", zeroFork, func(w *Worker) { new(Fork[pair, int]).Fork(w, pair{}).Join(w) })
+	inRun("Fork.Start on a zero Fork, pointer argument", zeroFork, func(w *Worker) { new(Fork[*int, int]).Start(w, &x).Join(w) })
+	inRun("Fork.Start on a zero Fork, scalar argument", zeroFork, func(w *Worker) { new(Fork[int, int]).Start(w, 1).Join(w) })
+	inRun("Fork.Start on a zero Fork, slab argument", zeroFork, func(w *Worker) { new(Fork[pair, int]).Start(w, pair{}).Join(w) })
 	// The same mistake inside a forked call.
 	outer := NewFork(func(_ *Fork[int, int], w *Worker, i int) int {
 		if i == 1 {
-			return nilPtr.Fork(w, &x).Join(w)
+			return nilPtr.Start(w, &x).Join(w)
 		}
 		return 0
 	})
-	inRun("Fork.Fork on a nil *Fork in a forked call", nilFork, func(w *Worker) { outer.Join(w, 0, 1) })
+	inRun("Fork.Start on a nil *Fork in a forked call", nilFork, func(w *Worker) { outer.Join(w, 0, 1) })
 	// A nil pointer dereference of the caller's own is left as it is.
 	inRun("a nil dereference in the forked function", "nil pointer dereference", func(w *Worker) {
 		deref := NewFork(func(_ *Fork[*int, int], _ *Worker, v *int) int { return *v })
-		deref.Fork(w, nil).Join(w)
+		deref.Start(w, nil).Join(w)
 	})
 }

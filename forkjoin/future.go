@@ -1,6 +1,6 @@
 package forkjoin
 
-// Future forks: Fork.Fork returns a Future, joined later with Future.Join.
+// Future forks: Fork.Start returns a Future, joined later with Future.Join.
 
 import (
 	"reflect"
@@ -19,7 +19,7 @@ import (
 // joined.
 //
 // With a Future the forked function's own recursion can call itself
-// directly, and for a pointer argument (a tree node, say) Fork and Join
+// directly, and for a pointer argument (a tree node, say) Start and Join
 // are small enough for the compiler to inline into it: this is the
 // cheapest fork forkjoin has.
 //
@@ -27,7 +27,7 @@ import (
 //		if n == nil {
 //			return 0
 //		}
-//		right := f.Fork(w, n.Right) // another worker may take it
+//		right := f.Start(w, n.Right) // another worker may take it
 //		left := sum(f, w, n.Left)
 //		return n.Value + left + right.Join(w)
 //	}
@@ -40,24 +40,24 @@ type Future[A, R any] struct {
 	arg A // a word fork's argument (zero for a slab fork, whose slot has it)
 }
 
-// Fork makes fn(w, a) available to other participants and returns at once;
+// Start makes fn(w, a) available to other participants and returns at once;
 // join the result with Future.Join on the same worker. Allocates nothing.
 //
-// Fork on a nil *Fork, or on a zero Fork value, panics (see forkFault).
-func (f *Fork[A, R]) Fork(w *Worker, a A) Future[A, R] {
-	return forkFuture(f.forkSlowFn, f, w, a)
+// Start on a nil *Fork, or on a zero Fork value, panics (see forkFault).
+func (f *Fork[A, R]) Start(w *Worker, a A) Future[A, R] {
+	return startFuture(f.startSlowFn, f, w, a)
 }
 
-// forkFuture is Fork's fast path, for a pointer-shaped A (fastMask):
+// startFuture is Start's fast path, for a pointer-shaped A (fastMask):
 // one entry stored, as one composite literal. It is written to fit Go's
-// inlining budget, so that Fork inlines into the user's function: the
+// inlining budget, so that Start inlines into the user's function: the
 // slow path is a parameter (the inliner charges a call through a
 // parameter less than one through a field), and one load and one compare
 // test for everything unusual (no room, a request, a non-pointer A; see
 // Worker.limit and Fork.fastMask). The argument goes into ptr, typed (see
 // forkEntry). `go build -gcflags=-m=2 ./forkjoin` reports the costs;
-// TestFutureForkInlines checks that Fork and Join stay inlinable.
-func forkFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
+// TestFutureForkInlines checks that Start and Join stay inlinable.
+func startFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
 	i := w.sp
 	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
 		return slow(w, a)
@@ -70,10 +70,10 @@ func forkFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R],
 	return Future[A, R]{f, i, a}
 }
 
-// forkSlow is Fork when forkFuture's test fails: a full fork stack, a
+// startSlow is Start when startFuture's test fails: a full fork stack, a
 // request to serve, a scalar word fork (no fast path: ptr could not hold
 // it), or a slab fork.
-func (f *Fork[A, R]) forkSlow(w *Worker, a A) Future[A, R] {
+func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	if f.fn == nil {
 		panic(errZeroFork)
 	}
@@ -104,13 +104,13 @@ func (f *Fork[A, R]) forkSlow(w *Worker, a A) Future[A, R] {
 // participant took it, or helping until the one that did has finished.
 func (fu Future[A, R]) Join(w *Worker) R {
 	if fu.f == nil {
-		panic("forkjoin: Join of a zero Future (one that no Fork returned)")
+		panic("forkjoin: Join of a zero Future (one that no Fork.Start returned)")
 	}
 	return joinFuture(fu.f.joinSlowFn, fu.f, w, fu.top, fu.arg)
 }
 
 // joinFuture is Join's fast path: the fork is the newest entry and was
-// not published, so it is popped and run here. Like forkFuture it fits
+// not published, so it is popped and run here. Like startFuture it fits
 // the inlining budget by taking its slow path as a parameter and making
 // one call, to whichever function the test picked. The slow path finds
 // the Future's top in w.joinTop.
@@ -195,26 +195,26 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 	return r
 }
 
-// Messages for a Fork.Fork that faulted in its fast path (forkFault).
+// Messages for a Fork.Start that faulted in its fast path (forkFault).
 const (
-	errNilForkFork  = "forkjoin: Fork.Fork on a nil *Fork (make a Fork with NewFork)"
-	errForkFastPath = "forkjoin: Fork.Fork on a zero Fork value (one not made by NewFork) or with a nil *Worker"
+	errNilForkStart = "forkjoin: Fork.Start on a nil *Fork (make a Fork with NewFork)"
+	errForkFastPath = "forkjoin: Fork.Start on a zero Fork value (one not made by NewFork) or with a nil *Worker"
 )
 
 // forkjoinPkg is this package's path, as function names in a stack begin.
 var forkjoinPkg = reflect.TypeFor[Worker]().PkgPath()
 
-// forkFault returns the message for a nil pointer fault that Fork.Fork
+// forkFault returns the message for a nil pointer fault that Fork.Start
 // took on a nil *Fork, a zero Fork or a nil *Worker, and any other value
 // as it is. It is called where a task boundary recovered v, while the
 // frames that panicked are still on the stack (newPanicError).
 //
-// Fork.Fork tests none of these: it is inlined into the caller's
+// Fork.Start tests none of these: it is inlined into the caller's
 // recursion, and a test would take it over the inliner's budget, so the
-// fault itself is the test, and costs the fast path nothing. Fork.Fork's
-// own frame touches nothing but f (f.forkSlowFn), and the runtime reports
-// inlined frames as frames of their own: a fault in Fork.Fork's frame is
-// a nil *Fork; one in forkFuture's a nil *Worker (w.sp) or a zero Fork
+// fault itself is the test, and costs the fast path nothing. Fork.Start's
+// own frame touches nothing but f (f.startSlowFn), and the runtime reports
+// inlined frames as frames of their own: a fault in Fork.Start's frame is
+// a nil *Fork; one in startFuture's a nil *Worker (w.sp) or a zero Fork
 // (whose slow path, nil, is called).
 func forkFault(v any) any {
 	re, ok := v.(runtime.Error)
@@ -231,9 +231,9 @@ func forkFault(v any) any {
 		}
 		at, _ := frames.Next() // the function that faulted
 		switch fn, _ := strings.CutPrefix(at.Function, forkjoinPkg+"."); {
-		case strings.HasPrefix(fn, "(*Fork[") && strings.HasSuffix(fn, ").Fork"):
-			return errNilForkFork
-		case strings.HasPrefix(fn, "forkFuture["):
+		case strings.HasPrefix(fn, "(*Fork[") && strings.HasSuffix(fn, ").Start"):
+			return errNilForkStart
+		case strings.HasPrefix(fn, "startFuture["):
 			return errForkFastPath
 		}
 		return v

@@ -101,7 +101,7 @@ func TestGoexitOfCaller(t *testing.T) {
 		defer close(done)
 		Run(p, func(w *Worker) {
 			for i := 0; i < 100; i++ {
-				f := sumFork.Fork(w, smallTree)
+				f := sumFork.Start(w, smallTree)
 				forked.Add(f.Join(w))
 			}
 			runtime.Goexit()

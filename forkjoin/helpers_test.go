@@ -46,12 +46,12 @@ var sumFork = NewFork(func(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
 })
 
 // futureSum is tree-sum with a Future at every node: the recursion calls
-// itself for the left half, and Fork and Future.Join inline into it.
+// itself for the left half, and Start and Future.Join inline into it.
 func futureSum(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
 	if n == nil {
 		return 0
 	}
-	right := f.Fork(w, n.right)
+	right := f.Start(w, n.right)
 	left := futureSum(f, w, n.left)
 	return n.val + left + right.Join(w)
 }
@@ -112,7 +112,7 @@ func randTree(r *rand.Rand, n, shape int) *tnode {
 	return node
 }
 
-// knode is a tree with any number of children, for Fork/Future.
+// knode is a tree with any number of children, for Start/Future.
 type knode struct {
 	val  uint64
 	kids []*knode
@@ -162,7 +162,7 @@ var hashFork = NewFork(func(f *Fork[*knode, uint64], w *Worker, n *knode) uint64
 	var futures [maxKids]Future[*knode, uint64]
 	var res [maxKids]uint64
 	for i := 1; i < k; i++ {
-		futures[i] = f.Fork(w, n.kids[i])
+		futures[i] = f.Start(w, n.kids[i])
 	}
 	res[0] = f.Call(w, n.kids[0])
 	for i := k - 1; i >= 1; i-- {

@@ -14,9 +14,9 @@ import (
 
 // TestFutureForkInlines compiles testdata/inline, a user's tree-sum with a
 // Future per node, and checks in the compiler's report (-gcflags=-m) that
-// the calls marked INLINE there were inlined: Fork.Fork and Future.Join
+// the calls marked INLINE there were inlined: Fork.Start and Future.Join
 // with a pointer argument are written to fit Go's inlining budget (see
-// forkFuture). The benchmarks of the cheapest fork depend on it
+// startFuture). The benchmarks of the cheapest fork depend on it
 // (BenchmarkTreeSum's future-p1 and future-p2, BenchmarkForkFloor's
 // future-p1): they measure the inlined path, and this test says when a
 // change, or a compiler's new costs, takes them off it.
@@ -41,7 +41,7 @@ func TestFutureForkInlines(t *testing.T) {
 		}
 		checked++
 		// The report's lines read "testdata/inline/main.go:L:C: inlining
-		// call to (*Fork[...]).Fork" (or Future[...].Join).
+		// call to (*Fork[...]).Start" (or Future[...].Join).
 		at := fmt.Sprintf("main.go:%d:", i+1)
 		found := false
 		sc := bufio.NewScanner(bytes.NewReader(out))

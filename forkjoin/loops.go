@@ -89,7 +89,7 @@ func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T
 	}
 	pipeline(seq, buf,
 		func(b []T) Future[forArg, struct{}] {
-			return forFork.Fork(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
+			return forFork.Start(w, forArg{lo: 0, hi: len(b), body: chunkBody(b)})
 		},
 		func(fs []Future[forArg, struct{}]) {
 			for i := len(fs) - 1; i >= 0; i-- {
@@ -147,7 +147,7 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 	var rLast R
 	lastHave := false
 	pipeline(seq, buf,
-		func(b []T) Future[reduceArg[R], R] { return fork.Fork(w, arg(b)) },
+		func(b []T) Future[reduceArg[R], R] { return fork.Start(w, arg(b)) },
 		func(fs []Future[reduceArg[R], R]) {
 			for i := len(fs) - 1; i >= 0; i-- {
 				rs[i] = fs[i].Join(w)

@@ -48,7 +48,7 @@ func (e *PanicError) Unwrap() error {
 // by an inner Run) is returned as is, and a *dispatch.PanicError (from a
 // dispatch run inside a task) is converted, so that the value and the
 // stack of the first goroutine that panicked are kept. A fault of a
-// Fork.Fork used wrongly becomes the message of the mistake (forkFault):
+// Fork.Start used wrongly becomes the message of the mistake (forkFault):
 // called from the deferred call that recovered v, as every caller does.
 func newPanicError(v any, stack []byte) *PanicError {
 	switch pe := v.(type) {

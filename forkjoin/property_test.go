@@ -42,7 +42,7 @@ func TestPropTreeSum(t *testing.T) {
 			Run(p, func(w *Worker) { futures = futureSumFork.Call(w, root) })
 			Run(p, func(w *Worker) { closures = joinSum(w, root) })
 			if typed != want || futures != want || closures != want {
-				rt.Fatalf("round %d: Fork.Join gave %d, Fork/Future.Join %d, Join %d, sequential %d",
+				rt.Fatalf("round %d: Fork.Join gave %d, Start/Future.Join %d, Join %d, sequential %d",
 					round, typed, futures, closures, want)
 			}
 		}
@@ -60,7 +60,7 @@ func TestPropFutures(t *testing.T) {
 		var got uint64
 		Run(p, func(w *Worker) { got = hashFork.Call(w, root) })
 		if got != want {
-			rt.Fatalf("Fork/Future gave %#x, sequential %#x", got, want)
+			rt.Fatalf("Start/Future gave %#x, sequential %#x", got, want)
 		}
 	})
 }
@@ -223,7 +223,7 @@ func init() {
 		var futs [maxKids]Future[*knode, uint64]
 		var res [maxKids]uint64
 		for i := 2; i < k; i++ {
-			futs[i] = mixedFork.Fork(w, n.kids[i])
+			futs[i] = mixedFork.Start(w, n.kids[i])
 		}
 		switch {
 		case k == 1:

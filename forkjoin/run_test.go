@@ -569,41 +569,41 @@ func TestBadInput(t *testing.T) {
 	mustPanic(t, "Graph.RunCtx with a nil context", "nil context", func() { _ = NewGraph().RunCtx(nil, p) })
 	square := NewFork(func(_ *Fork[int, int], _ *Worker, x int) int { return x * x })
 	inRun("Future joined out of order", "not joined yet", func(w *Worker) {
-		a := square.Fork(w, 2)
-		b := square.Fork(w, 3)
+		a := square.Start(w, 2)
+		b := square.Start(w, 3)
 		a.Join(w)
 		b.Join(w)
 	})
 	inRun("Future joined twice", "already joined", func(w *Worker) {
-		a := square.Fork(w, 2)
+		a := square.Start(w, 2)
 		a.Join(w)
 		a.Join(w)
 	})
 	inRun("zero Future", "zero Future", func(w *Worker) { Future[int, int]{}.Join(w) })
-	inRun("Future not joined", "not joined", func(w *Worker) { square.Fork(w, 2) })
+	inRun("Future not joined", "not joined", func(w *Worker) { square.Start(w, 2) })
 	inRun("Future not joined in a stolen task", "not joined", func(w *Worker) {
-		Join(w, noop, func(w *Worker) { square.Fork(w, 2) })
+		Join(w, noop, func(w *Worker) { square.Start(w, 2) })
 	})
-	// The same with a pointer argument, whose Fork and Join have a fast
-	// path of their own (forkFuture, joinFuture).
+	// The same with a pointer argument, whose Start and Join have a fast
+	// path of their own (startFuture, joinFuture).
 	two, three := 2, 3
 	deref := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x * *x })
 	inRun("pointer Future joined out of order", "not joined yet", func(w *Worker) {
-		a := deref.Fork(w, &two)
-		b := deref.Fork(w, &three)
+		a := deref.Start(w, &two)
+		b := deref.Start(w, &three)
 		a.Join(w)
 		b.Join(w)
 	})
 	inRun("pointer Future joined twice", "already joined", func(w *Worker) {
-		a := deref.Fork(w, &two)
+		a := deref.Start(w, &two)
 		a.Join(w)
 		a.Join(w)
 	})
 	inRun("pointer Future of another Fork joined in its place", "already joined", func(w *Worker) {
 		other := NewFork(func(_ *Fork[*int, int], _ *Worker, x *int) int { return *x })
-		a := deref.Fork(w, &two)
+		a := deref.Start(w, &two)
 		a.Join(w)
-		b := other.Fork(w, &three)
+		b := other.Start(w, &three)
 		a.Join(w) // matches b's place, and is caught at b's Join
 		b.Join(w)
 	})
@@ -611,20 +611,20 @@ func TestBadInput(t *testing.T) {
 	type pair struct{ a, b int }
 	add := NewFork(func(_ *Fork[pair, int], _ *Worker, x pair) int { return x.a + x.b })
 	inRun("slab Future joined out of order", "not joined yet", func(w *Worker) {
-		a := add.Fork(w, pair{1, 2})
-		b := add.Fork(w, pair{3, 4})
+		a := add.Start(w, pair{1, 2})
+		b := add.Start(w, pair{3, 4})
 		a.Join(w)
 		b.Join(w)
 	})
 	inRun("slab Future joined twice", "already joined", func(w *Worker) {
-		a := add.Fork(w, pair{1, 2})
+		a := add.Start(w, pair{1, 2})
 		a.Join(w)
 		a.Join(w)
 	})
 	inRun("zero pointer Future", "zero Future", func(w *Worker) { Future[*int, int]{}.Join(w) })
-	inRun("pointer Future not joined", "not joined", func(w *Worker) { deref.Fork(w, &two) })
+	inRun("pointer Future not joined", "not joined", func(w *Worker) { deref.Start(w, &two) })
 	inRun("pointer Future not joined in a stolen task", "not joined", func(w *Worker) {
-		Join(w, noop, func(w *Worker) { deref.Fork(w, &two) })
+		Join(w, noop, func(w *Worker) { deref.Start(w, &two) })
 	})
 
 	// A *Worker kept after its Run returned.
@@ -633,17 +633,17 @@ func TestBadInput(t *testing.T) {
 	var keptPtrFuture Future[*int, int]
 	Run(p, func(w *Worker) {
 		kept = w
-		keptFuture = square.Fork(w, 4)
+		keptFuture = square.Start(w, 4)
 		keptFuture.Join(w)
-		keptPtrFuture = deref.Fork(w, &two)
+		keptPtrFuture = deref.Start(w, &two)
 		keptPtrFuture.Join(w)
 	})
 	const stale = "outside the task"
 	mustPanic(t, "Fork.Join with a stale Worker", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
 	mustPanic(t, "Fork.Join with a stale Worker, again", stale, func() { sumFork.Join(kept, smallTree, smallTree) })
-	mustPanic(t, "Fork.Fork with a stale Worker", stale, func() { square.Fork(kept, 1) })
+	mustPanic(t, "Fork.Start with a stale Worker", stale, func() { square.Start(kept, 1) })
 	mustPanic(t, "Future.Join with a stale Worker", stale, func() { keptFuture.Join(kept) })
-	mustPanic(t, "pointer Fork.Fork with a stale Worker", stale, func() { deref.Fork(kept, &two) })
+	mustPanic(t, "pointer Fork.Start with a stale Worker", stale, func() { deref.Start(kept, &two) })
 	mustPanic(t, "pointer Future.Join with a stale Worker", stale, func() { keptPtrFuture.Join(kept) })
 	mustPanic(t, "Join with a stale Worker", stale, func() { Join(kept, noop, noop) })
 	mustPanic(t, "For with a stale Worker", stale, func() { For(kept, 1, 1, func(*Worker, int, int) {}) })
@@ -916,7 +916,7 @@ func TestForkAllocations(t *testing.T) {
 	sums := []struct {
 		name string
 		sum  func(w *Worker, n *tnode) int64
-	}{{"Fork.Join", sumFork.Call}, {"Fork.Fork/Future.Join", futureSumFork.Call}}
+	}{{"Fork.Join", sumFork.Call}, {"Fork.Start/Future.Join", futureSumFork.Call}}
 	for _, s := range sums {
 		for _, par := range []int{1, 2} {
 			p := pool.New(par)
@@ -1103,13 +1103,13 @@ func TestDroppedFutureUnderGC(t *testing.T) {
 				func() {
 					b := new(big)
 					b[0] = round
-					fork.Fork(w, b) // dropped: only the entry holds b
+					fork.Start(w, b) // dropped: only the entry holds b
 				}()
 				runtime.GC()
 				runtime.GC()
 				w.ask() // as a thief would: the next fork publishes the oldest private one
 				keep := &big{1}
-				fu := fork.Fork(w, keep)
+				fu := fork.Start(w, keep)
 				if w.published != 1 {
 					t.Errorf("round %d: the heartbeat published %d forks, want 1 (the dropped one)", round, w.published)
 				}

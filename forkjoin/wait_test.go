@@ -57,10 +57,10 @@ func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 			}
 			core.Push(w, &t1)
 			w.ask() // as a thief would: the next fork is published
-			f1 := plusOne.Fork(w, 1)
+			f1 := plusOne.Start(w, 1)
 			core.Push(w, &t2)
 			w.ask()
-			f2 := plusOne.Fork(w, 2)
+			f2 := plusOne.Start(w, 2)
 			if n := w.dq.bottom.Load() - w.dq.top.Load(); n != 4 {
 				t.Errorf("the deque holds %d entries, want 4 (two Tasks, two published forks)", n)
 			}

@@ -1,6 +1,6 @@
 // Command treesum is forkjoin's quick start: it sums the values of a perfect
 // binary tree of pointer-linked nodes four ways — with a typed fork and a
-// Future (Fork.Fork, then Future.Join after the recursion's own call), with
+// Future (Fork.Start, then Future.Join after the recursion's own call), with
 // the typed fork's Join, with the closure-based forkjoin.Join, and with plain
 // sequential recursion — and prints the sums and how long each took.
 //
@@ -8,7 +8,7 @@
 //	go run ./examples/treesum -depth 24 -p 2  # 2^24-1 nodes, parallelism 2
 //
 // The typed fork allocates nothing per fork and is the tool for fine-grained
-// recursion; with a pointer argument, Fork.Fork and Future.Join are inlined
+// recursion; with a pointer argument, Fork.Start and Future.Join are inlined
 // into the recursion, the cheapest fork of all. forkjoin.Join is the
 // convenient form, paying a heap allocation for each closure that captures
 // variables.
@@ -63,7 +63,7 @@ func Sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := f.Fork(w, n.Right)
+	right := f.Start(w, n.Right)
 	left := Sum(f, w, n.Left)
 	return n.Value + left + right.Join(w)
 }

@@ -1,5 +1,5 @@
 // Command inline is compiled by TestFutureForkInlines with -gcflags=-m, to
-// see that Fork.Fork and Future.Join inline into a user's recursion with
+// see that Fork.Start and Future.Join inline into a user's recursion with
 // a pointer argument (the fast path of a Future fork).
 package main
 
@@ -19,7 +19,7 @@ func sum(f *forkjoin.Fork[*node, int64], w *forkjoin.Worker, n *node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := f.Fork(w, n.right) // INLINE: Fork
+	right := f.Start(w, n.right) // INLINE: Start
 	left := sum(f, w, n.left)
 	return n.value + left + right.Join(w) // INLINE: Join
 }
