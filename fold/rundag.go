@@ -2,69 +2,73 @@ package fold
 
 // RunDAG in three phases.
 //
-//  1. Discovery, in parallel: a walk of the graph that expands each
-//     distinct key once. Every node gets an entry (a map from key to entry
-//     shared by all participants; the first to store a key claims it and
-//     is the only one to list its children). An entry records its children
-//     as entries, in order and with repetitions.
-//  2. Checking, on the caller: a depth-first search over the entries (no
-//     user code runs) finds a cycle, or computes for each entry the number
-//     of child occurrences it waits for and the list of its parents.
-//  3. Folding, in parallel, bottom up: every entry without children is a
-//     ready task. A task runs the node's Init, then Accumulate for each
-//     child occurrence in order (all its children are finished), then
-//     Finalize, and then decrements its parents' counters; a parent whose
-//     counter reaches zero is pushed as a task by the participant that
-//     finished its last child. The run ends when the root's task is done.
+//  1. Discovery, in parallel. Every distinct key gets a dagNode: the
+//     participant that first inserts a key into the shared key map
+//     (dagKeys) claims it, and only the claimant calls g on its node and
+//     records its children, as nodes, in order and with repetitions. Each
+//     participant keeps the claimed nodes it has yet to expand on a stack
+//     of its own and, when another participant asks for work, pushes the
+//     older half of that stack as a task.
+//  2. Checking, on the caller: a depth-first search over the nodes (no
+//     user code runs) finds a cycle, or gives each node its parent
+//     occurrences and its counter of child occurrences, and lists the
+//     nodes without children. The search keeps its path in the nodes
+//     themselves (a node's parent field is the node it was reached from,
+//     its pos field the next child to visit), so it needs no stack however
+//     deep the graph is.
+//  3. Folding, in parallel, bottom up, from the nodes without children.
+//     Folding a node runs Init, Accumulate for each child occurrence in
+//     order (all its children are folded), then Finalize, and then takes
+//     one off each parent's counter; the participant that brings a counter
+//     to 0 folds that parent next, or keeps it on its stack when it already
+//     has one to go on with. Stacks are shared out on request as in phase
+//     1. The run ends when the root is folded.
 //
-// So each key is folded exactly once however many parents reach it and
-// however many participants discover it at once, results reach every
-// parent in its child order, and a cycle is reported before any Init runs.
-// The price is memory: an entry per key and a pointer per edge, kept until
-// RunDAG returns.
+// Why it is right: a key is claimed once (its map insert happens once, under
+// the shard's mutex), so g runs once per key and each key has one node. The
+// check makes the counters count every child occurrence, and a node is
+// folded by the one participant whose decrement brings its counter from 1
+// to 0, so Init runs once per key, after all its children's Finalize (the
+// atomic decrements order their results before it), and never
+// concurrently for one key. A cycle is reported before any Init runs.
+// Every task pushed is counted until it is over, and RunDAG waits for each
+// phase's count to reach 0, so no callback runs after it returns.
+//
+// Memory: a node per key, a pointer per child occurrence and a link per
+// additional parent occurrence, carved out of chunks (dagstore.go) and kept
+// until RunDAG returns, besides the key map.
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/core"
-	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
-type dagNode[N, H, R any, K comparable] struct {
-	task    forkjoin.Task // first field: *forkjoin.Task converts back
-	run     *dagRun[N, H, R, K]
-	node    N
-	key     K
-	kids    []*dagNode[N, H, R, K] // written only by the claimant, in phase 1
-	parents []*dagNode[N, H, R, K] // one per occurrence; phase 2
-	pending atomic.Int64           // child occurrences not yet finished
-	res     R
-	color   uint8 // phase 2's depth-first search
+type dagRun[N, H, R any, K comparable] struct {
+	f     Fold[N, H, R]
+	g     tree.Treeish[N]
+	key   func(N) K
+	keys  dagKeys[N, R, K]
+	root  *dagNode[N, R]
+	links []dagLink[N, R] // additional parent occurrences; phase 2
+
+	failed atomic.Bool
+	done   core.Completion // the root is folded, or the run failed
+
+	disc, fold dagPhase
 }
 
-type dagRun[N, H, R any, K comparable] struct {
-	f       Fold[N, H, R]
-	g       tree.Treeish[N]
-	key     func(N) K
-	entries sync.Map // K -> *dagNode
-	root    *dagNode[N, H, R, K]
-	done    core.Completion
-	failed  atomic.Bool
-
-	// live counts the node tasks pushed and not over. After a failure the
-	// root's waiter is woken at once (fail), while tasks that other
-	// participants started may still be in callbacks: RunDAG waits for
-	// live to reach zero (drain) before it returns, so that no callback
-	// runs after it.
-	live     atomic.Int64
-	draining atomic.Bool
-	drained  core.Completion
+// dagTask is a share of a participant's stack, pushed for others to take.
+type dagTask[N, H, R any, K comparable] struct {
+	task  forkjoin.Task // first field: *forkjoin.Task converts back
+	run   *dagRun[N, H, R, K]
+	nodes []*dagNode[N, R]
 }
 
 // RunDAG folds the directed acyclic graph below root in parallel on p,
@@ -95,21 +99,7 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 	d := &dagRun[N, H, R, K]{f: f, g: g, key: key}
 	var res R
 	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
-		d.discover(w, root)
-		leaves, err := d.check()
-		if err != nil {
-			return err
-		}
-		defer d.drain(w) // also when a node's panic unwinds the Wait below
-		for _, e := range leaves {
-			d.push(w, e)
-		}
-		core.Wait(w, &d.done)
-		if d.failed.Load() {
-			w.Abort(nil) // the failure is on record; see runNode
-		}
-		res = d.root.res
-		return nil
+		return d.run(w, root, &res)
 	})
 	if err != nil {
 		return zero, err
@@ -117,163 +107,299 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 	return res, nil
 }
 
-func (d *dagRun[N, H, R, K]) entry(n N) (e *dagNode[N, H, R, K], claimed bool) {
-	k := d.key(n)
-	if v, ok := d.entries.Load(k); ok {
-		return v.(*dagNode[N, H, R, K]), false
+// run is RunDAG's root task: the three phases, on the caller's
+// participant.
+func (d *dagRun[N, H, R, K]) run(w *forkjoin.Worker, root N, res *R) error {
+	// The drains come last, also when a panic unwinds the phases.
+	defer d.disc.drain(w)
+	defer d.fold.drain(w)
+	ok := false
+	defer func() {
+		if !ok {
+			d.abandon(w, recover())
+		}
+	}()
+	d.keys.init(w.Parallelism())
+	x := &dagDiscoverer[N, H, R, K]{d: d}
+	d.root, _ = d.keys.claim(d.key(root), root, &x.arena)
+	x.stack = append(x.stack, d.root)
+	x.run(w)
+	d.disc.drain(w)
+	if d.failed.Load() || w.Cancelled() {
+		ok = true
+		w.Abort(nil) // a failure is on record, or the run was cancelled
 	}
-	e = &dagNode[N, H, R, K]{run: d, node: n, key: k}
-	v, loaded := d.entries.LoadOrStore(k, e)
-	return v.(*dagNode[N, H, R, K]), !loaded
+	leaves, err := d.check()
+	if err != nil {
+		ok = true
+		return err
+	}
+	d.foldNodes(w, leaves)
+	core.Wait(w, &d.done)
+	ok = true
+	if d.failed.Load() {
+		w.Abort(nil)
+	}
+	*res = d.root.res
+	return nil
 }
 
-// discover is phase 1: a parallel walk that lists the children of every
-// claimed entry and descends only into the children it claims.
-func (d *dagRun[N, H, R, K]) discover(w *forkjoin.Worker, root N) {
-	d.root, _ = d.entry(root)
-	ops := &walk.Ops[N, *dagNode[N, H, R, K], struct{}]{
-		Init: func(n N) *dagNode[N, H, R, K] {
-			e, _ := d.entry(n) // claimed by whoever yielded n
-			return e
-		},
-		Accumulate: func(**dagNode[N, H, R, K], struct{}) {},
-		Finalize:   func(**dagNode[N, H, R, K]) struct{} { return struct{}{} },
-		Children: func(n N, yield func(N) bool) {
-			e, _ := d.entry(n)
-			d.g(n, func(c N) bool {
-				ce, claimed := d.entry(c)
-				e.kids = append(e.kids, ce)
-				if claimed {
-					return yield(c)
-				}
-				return true
-			})
-		},
-	}
-	walk.Run(w, ops, root)
+// dagDiscoverer is one participant's share of phase 1.
+type dagDiscoverer[N, H, R any, K comparable] struct {
+	d     *dagRun[N, H, R, K]
+	stack []*dagNode[N, R] // claimed, not yet expanded
+	kids  []*dagNode[N, R] // the children of the node being expanded
+	arena dagArena[N, R]
 }
 
-// check is phase 2: an iterative depth-first search from the root that
-// reports a cycle, links parents, sets the counters and returns the
-// entries without children.
-func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, H, R, K], error) {
-	const (
-		white = iota
-		grey
-		black
-	)
-	type frame struct {
-		e    *dagNode[N, H, R, K]
-		next int
+// yield records a child of the node being expanded, claiming its key if
+// nobody has.
+func (x *dagDiscoverer[N, H, R, K]) yield(c N) bool {
+	e, claimed := x.d.keys.claim(x.d.key(c), c, &x.arena)
+	x.kids = append(x.kids, e)
+	if claimed {
+		x.stack = append(x.stack, e)
 	}
-	var leaves []*dagNode[N, H, R, K]
-	stack := []frame{{e: d.root}}
-	d.root.color = grey
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.e.kids) {
-			c := top.e.kids[top.next]
-			top.next++
-			c.parents = append(c.parents, top.e)
-			switch c.color {
-			case grey:
-				i := len(stack) - 1
-				for stack[i].e != c { // c is grey: on the stack
-					i--
-				}
-				cycle := make([]K, 0, len(stack)-i)
-				for _, f := range stack[i:] {
-					cycle = append(cycle, f.e.key)
-				}
-				return nil, &CycleError[K]{Key: c.key, Cycle: cycle}
-			case white:
-				c.color = grey
-				stack = append(stack, frame{e: c})
+	return true
+}
+
+// run expands the nodes on the stack until it is empty, sharing out the
+// older half of it when asked.
+func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker) {
+	d := x.d
+	yield := x.yield
+	poll := core.PollOf(w)
+	pace := newDAGPace(w)
+	for len(x.stack) > 0 {
+		e := x.stack[len(x.stack)-1]
+		x.stack = x.stack[:len(x.stack)-1]
+		if pace.eager {
+			x.stack = d.give(w, &d.disc, discoverTask[N, H, R, K], x.stack, (len(x.stack)+1)/2)
+		}
+		d.g(e.node, yield)
+		e.kids, x.kids = x.arena.keep(x.kids)
+		pace.tick()
+		if poll.WorkRequested() {
+			x.stack = d.give(w, &d.disc, discoverTask[N, H, R, K], x.stack, len(x.stack)/2)
+		}
+	}
+}
+
+// discoverTask is phase 1's task: expand a share of someone's stack.
+func discoverTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
+	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t))
+	d := dt.run
+	defer d.disc.over()
+	if d.failed.Load() || w.Cancelled() {
+		return
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.abandon(w, recover())
+		}
+	}()
+	x := &dagDiscoverer[N, H, R, K]{d: d, stack: dt.nodes}
+	x.run(w)
+	ok = true
+}
+
+// check is phase 2: an iterative depth-first search from the root in
+// child order, whose path is the chain of parent fields from the node on
+// top. It reports the first cycle it meets, links every parent occurrence,
+// sets the counters and returns the nodes without children.
+func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, R], error) {
+	var leaves []*dagNode[N, R]
+	top := d.root
+	top.pos = 1
+	for top != nil {
+		if i := top.pos - 1; i < len(top.kids) {
+			top.pos++
+			c := top.kids[i]
+			switch {
+			case c.pos == 0: // first reached: descend
+				c.parent, c.pos, top = top, 1, c
+			case c.pos > 0: // on the path
+				return nil, d.cycleError(top, c)
+			default: // finished: another parent occurrence
+				d.links = append(d.links, dagLink[N, R]{parent: top, next: c.more})
+				c.more = len(d.links)
 			}
 			continue
 		}
-		e := top.e
-		e.color = black
-		e.pending.Store(int64(len(e.kids)))
-		if len(e.kids) == 0 {
-			leaves = append(leaves, e)
+		top.pos = -1
+		top.pending.Store(int64(len(top.kids)))
+		if len(top.kids) == 0 {
+			leaves = append(leaves, top)
 		}
-		e.task.Init(runNode[N, H, R, K])
-		stack = stack[:len(stack)-1]
+		top = top.parent
 	}
 	return leaves, nil
 }
 
-// runNode is phase 3's task: fold one entry whose children are finished,
-// then release its parents.
-func runNode[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
-	e := (*dagNode[N, H, R, K])(unsafe.Pointer(t))
-	d := e.run
-	defer d.over() // last: after the callbacks and the pushes of parents
-	if w.Cancelled() || d.failed.Load() {
+// cycleError reports the cycle closed by the edge from top to c, which is
+// on the search's path: the path from c to top, in order.
+func (d *dagRun[N, H, R, K]) cycleError(top, c *dagNode[N, R]) *CycleError[K] {
+	n := 1
+	for e := top; e != c; e = e.parent {
+		n++
+	}
+	cycle := make([]K, n)
+	for e := top; n > 0; e = e.parent {
+		n--
+		cycle[n] = d.key(e.node)
+	}
+	return &CycleError[K]{Key: cycle[0], Cycle: cycle}
+}
+
+// foldNodes is phase 3 on one participant: fold the nodes on the stack and
+// every parent they make ready, sharing out the older half of the stack
+// when asked.
+func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R]) {
+	init, acc, fin := d.f.Init, d.f.Accumulate, d.f.Finalize
+	poll := core.PollOf(w)
+	pace := newDAGPace(w)
+	h := new(H) // the heap of the node being folded
+	var zero H
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for e != nil {
+			if d.failed.Load() {
+				return
+			}
+			if pace.eager {
+				stack = d.give(w, &d.fold, foldTask[N, H, R, K], stack, (len(stack)+1)/2)
+			}
+			*h = init(e.node)
+			for _, c := range e.kids {
+				acc(h, c.res)
+			}
+			e.res = fin(h)
+			*h = zero
+			if e == d.root {
+				d.done.Complete()
+				return
+			}
+			e, stack = d.release(e, stack)
+			pace.tick()
+			if poll.WorkRequested() {
+				n := len(stack) / 2
+				if e != nil {
+					n = (len(stack) + 1) / 2
+				}
+				stack = d.give(w, &d.fold, foldTask[N, H, R, K], stack, n)
+			}
+		}
+	}
+}
+
+// release takes e's occurrences off its parents' counters. It returns a
+// parent made ready, to fold next, and the stack with any others.
+func (d *dagRun[N, H, R, K]) release(e *dagNode[N, R], stack []*dagNode[N, R]) (*dagNode[N, R], []*dagNode[N, R]) {
+	var next *dagNode[N, R]
+	if e.parent.pending.Add(-1) == 0 {
+		next = e.parent
+	}
+	for i := e.more; i != 0; {
+		l := &d.links[i-1]
+		if l.parent.pending.Add(-1) == 0 {
+			if next == nil {
+				next = l.parent
+			} else {
+				stack = append(stack, l.parent)
+			}
+		}
+		i = l.next
+	}
+	return next, stack
+}
+
+// foldTask is phase 3's task: fold a share of someone's stack.
+func foldTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
+	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t))
+	d := dt.run
+	defer d.fold.over() // last: after the callbacks
+	if d.failed.Load() || w.Cancelled() {
 		d.fail()
 		return
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			v := recover()
-			d.fail()
-			if v == nil {
-				// runtime.Goexit: it goes on unwinding; the run
-				// fails with ErrGoexit and the stack of the call.
-				core.RecordPanic(w, forkjoin.ErrGoexit)
-				return
-			}
-			core.RecordPanic(w, v)
-			panic(v)
+			d.abandon(w, recover())
 		}
 	}()
-	h := d.f.Init(e.node)
-	for _, c := range e.kids {
-		d.f.Accumulate(&h, c.res)
-	}
-	e.res = d.f.Finalize(&h)
+	d.foldNodes(w, dt.nodes)
 	ok = true
-	if e == d.root {
-		d.done.Complete()
-		return
-	}
-	for _, p := range e.parents {
-		if p.pending.Add(-1) == 0 {
-			d.push(w, p)
-		}
-	}
 }
 
-// push makes e's task available to the run's participants, counted in
-// live until it is over.
-func (d *dagRun[N, H, R, K]) push(w *forkjoin.Worker, e *dagNode[N, H, R, K]) {
-	d.live.Add(1)
-	core.Push(w, &e.task)
+// give pushes the n oldest nodes of stack, if n > 0, as a task of phase
+// ph running fn, and returns the rest of the stack. The two never share
+// an element: the task's slice has no room beyond its own.
+func (d *dagRun[N, H, R, K]) give(w *forkjoin.Worker, ph *dagPhase, fn func(*forkjoin.Worker, *forkjoin.Task), stack []*dagNode[N, R], n int) []*dagNode[N, R] {
+	if n <= 0 {
+		return stack
+	}
+	t := &dagTask[N, H, R, K]{run: d, nodes: stack[:n:n]}
+	t.task.Init(fn)
+	ph.live.Add(1)
+	core.Push(w, &t.task)
+	return stack[n:]
 }
 
-// over counts a node task out of live.
-func (d *dagRun[N, H, R, K]) over() {
-	if d.live.Add(-1) == 0 && d.draining.Load() {
-		d.drained.Complete()
-	}
+// dagPace decides when a participant shares its stack unasked. Work is
+// shared when another participant asks, at the next node boundary; while
+// nodes take long (a callback that downloads, a g that reads a
+// directory), the asker would wait a whole node for its answer, so then
+// the participant gives half of its stack away before each node. It looks
+// at the clock after every node while it is eager and after every
+// paceEvery nodes otherwise, and is eager from the start (nothing is known
+// yet) on a pool of parallelism above 1.
+type dagPace struct {
+	eager    bool
+	parallel bool
+	count    int
+	last     time.Time
 }
 
-// drain waits, helping, until no node task is live. After a success there
-// is none but the root's, which is over but for its count; after a failure
-// the others return at once (runNode sees the failure) or finish the
-// callback they are in. live is read after draining is set, and over reads
-// draining after its count: whichever comes second sees the other.
-func (d *dagRun[N, H, R, K]) drain(w *forkjoin.Worker) {
-	if d.live.Load() == 0 {
+const (
+	paceSlow  = 20 * time.Microsecond // a node this long on average is slow
+	paceEvery = 64
+)
+
+func newDAGPace(w *forkjoin.Worker) dagPace {
+	if w.Parallelism() == 1 {
+		return dagPace{}
+	}
+	return dagPace{eager: true, parallel: true, last: time.Now()}
+}
+
+// tick counts a node done.
+func (p *dagPace) tick() {
+	p.count++
+	if !p.parallel || !p.eager && p.count < paceEvery {
 		return
 	}
-	d.draining.Store(true)
-	if d.live.Load() == 0 {
+	now := time.Now()
+	p.eager = now.Sub(p.last) >= paceSlow*time.Duration(p.count)
+	p.last, p.count = now, 0
+}
+
+// abandon handles v, recovered from a panic (nil: runtime.Goexit) in one
+// of the run's phases: it records the failure, so that the run is
+// cancelled, wakes the root's waiter, and goes on unwinding.
+func (d *dagRun[N, H, R, K]) abandon(w *forkjoin.Worker, v any) {
+	if v == nil {
+		// runtime.Goexit: it goes on unwinding; the run fails with
+		// ErrGoexit and the stack of the call.
+		core.RecordPanic(w, forkjoin.ErrGoexit)
+		d.fail()
 		return
 	}
-	core.Wait(w, &d.drained)
+	core.RecordPanic(w, v) // the core's own unwinding is ignored
+	d.fail()
+	panic(v)
 }
 
 // fail wakes the root's waiter once the run cannot finish.
@@ -281,4 +407,36 @@ func (d *dagRun[N, H, R, K]) fail() {
 	if !d.failed.Swap(true) {
 		d.done.Complete()
 	}
+}
+
+// dagPhase counts the tasks a phase pushed that are not over. RunDAG waits
+// for the count to reach zero (drain) before it moves on or returns, so
+// that no callback runs after it; after a failure, tasks return at once
+// (they see it) or finish the callback they are in.
+type dagPhase struct {
+	live     atomic.Int64
+	draining atomic.Bool
+	drained  core.Completion
+}
+
+// over counts a task out.
+func (ph *dagPhase) over() {
+	if ph.live.Add(-1) == 0 && ph.draining.Load() {
+		ph.drained.Complete()
+	}
+}
+
+// drain waits, helping, until no task of the phase is live. live is read
+// after draining is set, and over reads draining after its count:
+// whichever comes second sees the other. No task is pushed once drain has
+// begun: tasks are pushed by the caller before it drains and by live tasks.
+func (ph *dagPhase) drain(w *forkjoin.Worker) {
+	if ph.live.Load() == 0 {
+		return
+	}
+	ph.draining.Store(true)
+	if ph.live.Load() == 0 {
+		return
+	}
+	core.Wait(w, &ph.drained)
 }

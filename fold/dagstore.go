@@ -1,0 +1,159 @@
+package fold
+
+// The per-key state of RunDAG and where it lives.
+//
+// Each distinct key has one dagNode. Nodes and the lists of their children
+// are carved out of chunks that a participant allocates for itself
+// (dagArena), so that a key costs no allocation of its own: a run makes a
+// number of allocations that grows with the logarithm of its size per
+// participant's task, not with the number of keys. A node is found by its
+// key through a map split into shards, each behind its own mutex (dagKeys):
+// the participant that inserts a key is the only one that creates its node
+// and lists its children. The mutex is held only around the map operation
+// (no user code runs under it; the key was computed before), and released
+// by a deferred call, so that a key the map cannot hash (an interface
+// holding a slice) panics without leaving the shard locked.
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// dagNode is the state of one key. node and kids are written by the
+// participant that claimed the key, in discovery; parent, more and pos by
+// the caller in the check; pending is the fold's counter, res its result.
+type dagNode[N, R any] struct {
+	node N
+	res  R
+	kids []*dagNode[N, R] // one per occurrence, in g's order
+
+	// parent is the first parent occurrence the check reaches, which is
+	// the parent the check's depth-first search descended from; more is
+	// 1 + the index in dagRun.links of the next occurrence, 0 for none.
+	parent *dagNode[N, R]
+	more   int
+
+	// pos is the check's state: 0 before it reaches the node, 1 + the
+	// index of the next child to visit while the node is on the search's
+	// path, -1 once it is finished.
+	pos int
+
+	// pending counts the child occurrences not yet folded; a node is
+	// ready when it reaches 0.
+	pending atomic.Int64
+}
+
+// dagLink is an additional parent occurrence of a node, in a list.
+type dagLink[N, R any] struct {
+	parent *dagNode[N, R]
+	next   int // 1 + index of the next link, 0 at the end
+}
+
+// dagShard is one part of the key map, padded to its own cache lines.
+type dagShard[N, R any, K comparable] struct {
+	mu sync.Mutex
+	m  map[K]*dagNode[N, R]
+	_  [112]byte
+}
+
+// dagKeys maps each key to its node. With one shard no hash is computed.
+type dagKeys[N, R any, K comparable] struct {
+	shards []dagShard[N, R, K]
+	mask   uint64
+	seed   maphash.Seed
+}
+
+// init makes the shards: one for a pool of parallelism 1, else 8 per
+// participant (a power of two, at most 256), so that two participants
+// rarely want the same shard at once.
+func (ks *dagKeys[N, R, K]) init(parallelism int) {
+	n := 1
+	if parallelism > 1 {
+		n = 1 << min(bits.Len(uint(8*parallelism-1)), 8)
+		ks.seed = maphash.MakeSeed()
+	}
+	ks.shards = make([]dagShard[N, R, K], n)
+	ks.mask = uint64(n - 1)
+}
+
+// claim returns the node of k, creating it for n from a's chunk if k has
+// none yet (claimed true).
+func (ks *dagKeys[N, R, K]) claim(k K, n N, a *dagArena[N, R]) (e *dagNode[N, R], claimed bool) {
+	sh := &ks.shards[0]
+	if ks.mask != 0 {
+		sh = &ks.shards[maphash.Comparable(ks.seed, k)&ks.mask]
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if e, ok := sh.m[k]; ok {
+		return e, false
+	}
+	if sh.m == nil {
+		sh.m = make(map[K]*dagNode[N, R])
+	}
+	e = a.node()
+	e.node = n
+	sh.m[k] = e
+	return e, true
+}
+
+// dagArena hands out nodes and child lists from chunks owned by one
+// participant's task. A chunk is twice the size of the one before, from
+// arenaFirst up to arenaMax elements, so a short task wastes little and a
+// long one allocates rarely. Handed-out memory is never reused within a
+// run: the chunks live as long as the nodes that point into them.
+type dagArena[N, R any] struct {
+	nodes     []dagNode[N, R]  // the unused rest of the current chunk
+	kids      []*dagNode[N, R] // the unused rest of the current chunk
+	nodeChunk int
+	kidChunk  int
+}
+
+const (
+	arenaFirst = 16
+	arenaMax   = 4096
+)
+
+func nextChunk(last int) int {
+	if last == 0 {
+		return arenaFirst
+	}
+	return min(2*last, arenaMax)
+}
+
+// node returns a zero node.
+func (a *dagArena[N, R]) node() *dagNode[N, R] {
+	if len(a.nodes) == 0 {
+		a.nodeChunk = nextChunk(a.nodeChunk)
+		a.nodes = make([]dagNode[N, R], a.nodeChunk)
+	}
+	e := &a.nodes[0]
+	a.nodes = a.nodes[1:]
+	return e
+}
+
+// keep returns a copy of kids that lives as long as the run. A list
+// longer than a chunk is kept as it is, and the caller gets nil back as
+// its new buffer (it must not write to the kept list again).
+func (a *dagArena[N, R]) keep(kids []*dagNode[N, R]) (kept, buf []*dagNode[N, R]) {
+	n := len(kids)
+	if n == 0 {
+		return nil, kids
+	}
+	if n > arenaMax {
+		return kids[:n:n], nil
+	}
+	if len(a.kids) < n {
+		a.kidChunk = nextChunk(a.kidChunk)
+		for a.kidChunk < n {
+			a.kidChunk = nextChunk(a.kidChunk)
+		}
+		a.kids = make([]*dagNode[N, R], a.kidChunk)
+	}
+	kept = a.kids[:n:n]
+	copy(kept, kids)
+	a.kids = a.kids[n:]
+	return kept, kids[:0]
+}
