@@ -30,10 +30,10 @@ type dagNode[N, R any] struct {
 	kids []*dagNode[N, R] // one per occurrence, in g's order
 
 	// parent is the first parent occurrence the check reaches, which is
-	// the parent the check's depth-first search descended from; more is
-	// 1 + the index in dagRun.links of the next occurrence, 0 for none.
+	// the parent the check's depth-first search descended from; more
+	// lists the others.
 	parent *dagNode[N, R]
-	more   int
+	more   *dagLink[N, R]
 
 	// pos is the check's state: 0 before it reaches the node, 1 + the
 	// index of the next child to visit while the node is on the search's
@@ -48,7 +48,24 @@ type dagNode[N, R any] struct {
 // dagLink is an additional parent occurrence of a node, in a list.
 type dagLink[N, R any] struct {
 	parent *dagNode[N, R]
-	next   int // 1 + index of the next link, 0 at the end
+	next   *dagLink[N, R]
+}
+
+// dagLinks hands out links from chunks of arenaMax, for the check (one
+// goroutine).
+type dagLinks[N, R any] struct {
+	free []dagLink[N, R]
+}
+
+// add puts p in front of e's list of additional parents.
+func (ls *dagLinks[N, R]) add(e, p *dagNode[N, R]) {
+	if len(ls.free) == 0 {
+		ls.free = make([]dagLink[N, R], arenaMax)
+	}
+	l := &ls.free[0]
+	ls.free = ls.free[1:]
+	l.parent, l.next = p, e.more
+	e.more = l
 }
 
 // dagShard is one part of the key map, padded to its own cache lines.

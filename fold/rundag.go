@@ -56,12 +56,17 @@ type dagRun[N, H, R any, K comparable] struct {
 	key   func(N) K
 	keys  dagKeys[N, R, K]
 	root  *dagNode[N, R]
-	links []dagLink[N, R] // additional parent occurrences; phase 2
+	links dagLinks[N, R] // additional parent occurrences; phase 2
 
 	failed atomic.Bool
 	done   core.Completion // the root is folded, or the run failed
 
 	disc, fold dagPhase
+
+	// discoverTask and foldTask for this run's types, made once (a
+	// generic function used as a value is a closure over its
+	// dictionary)
+	discoverFn, foldFn func(*forkjoin.Worker, *forkjoin.Task)
 }
 
 // dagTask is a share of a participant's stack, pushed for others to take.
@@ -96,7 +101,8 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 	}
 	mustCheck("fold.RunDAG", f, g)
 	mustNotNil("fold.RunDAG", []string{"key"}, key == nil)
-	d := &dagRun[N, H, R, K]{f: f, g: g, key: key}
+	d := &dagRun[N, H, R, K]{f: f, g: g, key: key,
+		discoverFn: discoverTask[N, H, R, K], foldFn: foldTask[N, H, R, K]}
 	var res R
 	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
 		return d.run(w, root, &res)
@@ -174,13 +180,13 @@ func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker) {
 		e := x.stack[len(x.stack)-1]
 		x.stack = x.stack[:len(x.stack)-1]
 		if pace.eager {
-			x.stack = d.give(w, &d.disc, discoverTask[N, H, R, K], x.stack, (len(x.stack)+1)/2)
+			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, (len(x.stack)+1)/2)
 		}
 		d.g(e.node, yield)
 		e.kids, x.kids = x.arena.keep(x.kids)
 		pace.tick()
 		if poll.WorkRequested() {
-			x.stack = d.give(w, &d.disc, discoverTask[N, H, R, K], x.stack, len(x.stack)/2)
+			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, len(x.stack)/2)
 		}
 	}
 }
@@ -222,8 +228,7 @@ func (d *dagRun[N, H, R, K]) check() ([]*dagNode[N, R], error) {
 			case c.pos > 0: // on the path
 				return nil, d.cycleError(top, c)
 			default: // finished: another parent occurrence
-				d.links = append(d.links, dagLink[N, R]{parent: top, next: c.more})
-				c.more = len(d.links)
+				d.links.add(c, top)
 			}
 			continue
 		}
@@ -269,7 +274,7 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 				return
 			}
 			if pace.eager {
-				stack = d.give(w, &d.fold, foldTask[N, H, R, K], stack, (len(stack)+1)/2)
+				stack = d.give(w, &d.fold, d.foldFn, stack, (len(stack)+1)/2)
 			}
 			*h = init(e.node)
 			for _, c := range e.kids {
@@ -288,7 +293,7 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 				if e != nil {
 					n = (len(stack) + 1) / 2
 				}
-				stack = d.give(w, &d.fold, foldTask[N, H, R, K], stack, n)
+				stack = d.give(w, &d.fold, d.foldFn, stack, n)
 			}
 		}
 	}
@@ -301,8 +306,7 @@ func (d *dagRun[N, H, R, K]) release(e *dagNode[N, R], stack []*dagNode[N, R]) (
 	if e.parent.pending.Add(-1) == 0 {
 		next = e.parent
 	}
-	for i := e.more; i != 0; {
-		l := &d.links[i-1]
+	for l := e.more; l != nil; l = l.next {
 		if l.parent.pending.Add(-1) == 0 {
 			if next == nil {
 				next = l.parent
@@ -310,7 +314,6 @@ func (d *dagRun[N, H, R, K]) release(e *dagNode[N, R], stack []*dagNode[N, R]) (
 				stack = append(stack, l.parent)
 			}
 		}
-		i = l.next
 	}
 	return next, stack
 }
