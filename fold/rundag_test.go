@@ -160,3 +160,52 @@ func TestRunDAGCycleRing(t *testing.T) {
 		}
 	})
 }
+
+// TestRunDAGAllocs: RunDAG's per-key state comes out of chunks, so a run
+// allocates a number of objects that does not grow with the number of keys
+// (the chunks, the key map's growth, a task per share of work handed out):
+// fewer than one object per 50 keys on a chain of 10^6 keys (as deep as a
+// graph gets), a complete binary tree and a layered DAG whose keys have
+// several parents, at parallelism 1 and 2; and each gives SeqDAG's answer.
+func TestRunDAGAllocs(t *testing.T) {
+	leakcheck.Check(t)
+	layered := func(layers, width int) tree.Treeish[int] {
+		return func(k int, yield func(int) bool) {
+			l, j := k/width, k%width
+			if l+1 < layers {
+				next := (l + 1) * width
+				_ = yield(next+j) && yield(next+(7*j+1)%width) && yield(next+(13*j+5)%width)
+			}
+		}
+	}
+	key := func(i int) int { return i }
+	for _, s := range []struct {
+		name string
+		g    tree.Treeish[int]
+	}{
+		{"chain", testtree.Chain(1_000_000)},
+		{"binary", testtree.Binary(200_000)},
+		{"layered", layered(20, 10_000)},
+	} {
+		keys := countKeys(s.g)
+		want, err := fold.SeqDAG(fold.Count[int](), s.g, 0, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, par := range []int{1, 2} {
+			pool.With(par, func(p *pool.Pool) {
+				var got int
+				allocs := testing.AllocsPerRun(2, func() {
+					got, err = fold.RunDAG(context.Background(), p, fold.Count[int](), s.g, 0, key)
+				})
+				if err != nil || got != want {
+					t.Fatalf("%s p=%d: RunDAG = %d, %v; SeqDAG %d", s.name, par, got, err, want)
+				}
+				if limit := float64(keys) / 50; allocs > limit {
+					t.Errorf("%s p=%d: %.0f allocations per run of %d keys, more than %.0f", s.name, par, allocs, keys, limit)
+				}
+				t.Logf("%s p=%d: %.0f allocations per run of %d keys", s.name, par, allocs, keys)
+			})
+		}
+	}
+}
