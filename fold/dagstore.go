@@ -2,14 +2,14 @@ package fold
 
 // The per-key state of RunDAG and where it lives.
 //
-// Each distinct key has one dagNode. Nodes and the lists of their children
-// are carved out of chunks that a participant allocates for itself
-// (dagArena), so that a key costs no allocation of its own: a run makes a
-// number of allocations that grows with the logarithm of its size per
-// participant's task, not with the number of keys. A node is found by its
-// key through a map split into shards, each behind its own mutex (dagKeys):
-// the participant that inserts a key is the only one that creates its node
-// and lists its children. The mutex is held only around the map operation
+// Each distinct key has one dagNode. Nodes are carved out of chunks that
+// belong to the shard of the key map their key is in, and lists of
+// children out of chunks that a participant's task allocates for itself
+// (dagArena), so that a key costs no allocation of its own: a run's
+// allocations grow with the number of chunks, not of keys. A node is found
+// by its key through the map, split into shards, each behind its own mutex
+// (dagKeys): the participant that inserts a key is the only one that
+// creates its node and lists its children. The mutex is held only around the map operation
 // (no user code runs under it; the key was computed before), and released
 // by a deferred call, so that a key the map cannot hash (an interface
 // holding a slice) panics without leaving the shard locked.
@@ -68,11 +68,39 @@ func (ls *dagLinks[N, R]) add(e, p *dagNode[N, R]) {
 	e.more = l
 }
 
-// dagShard is one part of the key map, padded to its own cache lines.
+// dagShard is one part of the key map, padded to its own cache lines. Its
+// map holds the position of each key's node among the shard's nodes,
+// which live in chunks (a chunk number and an index in the chunk, below
+// arenaMax): so the map holds no pointer for the garbage collector to
+// follow when the keys hold none.
 type dagShard[N, R any, K comparable] struct {
-	mu sync.Mutex
-	m  map[K]*dagNode[N, R]
-	_  [112]byte
+	mu     sync.Mutex
+	m      map[K]int
+	chunks [][]dagNode[N, R]
+	used   int // of the last chunk
+	_      [88]byte
+}
+
+// node returns the node at position v.
+func (sh *dagShard[N, R, K]) node(v int) *dagNode[N, R] {
+	return &sh.chunks[v>>arenaShift][v&(arenaMax-1)]
+}
+
+// add returns a new zero node and its position.
+func (sh *dagShard[N, R, K]) add() (int, *dagNode[N, R]) {
+	last := len(sh.chunks) - 1
+	if last < 0 || sh.used == len(sh.chunks[last]) {
+		size := arenaFirst
+		if last >= 0 {
+			size = nextChunk(len(sh.chunks[last]))
+		}
+		sh.chunks = append(sh.chunks, make([]dagNode[N, R], size))
+		last++
+		sh.used = 0
+	}
+	v := last<<arenaShift | sh.used
+	sh.used++
+	return v, &sh.chunks[last][v&(arenaMax-1)]
 }
 
 // dagKeys maps each key to its node. With one shard no hash is computed.
@@ -95,42 +123,42 @@ func (ks *dagKeys[N, R, K]) init(parallelism int) {
 	ks.mask = uint64(n - 1)
 }
 
-// claim returns the node of k, creating it for n from a's chunk if k has
-// none yet (claimed true).
-func (ks *dagKeys[N, R, K]) claim(k K, n N, a *dagArena[N, R]) (e *dagNode[N, R], claimed bool) {
+// claim returns the node of k, creating it for n if k has none yet
+// (claimed true).
+func (ks *dagKeys[N, R, K]) claim(k K, n N) (e *dagNode[N, R], claimed bool) {
 	sh := &ks.shards[0]
 	if ks.mask != 0 {
 		sh = &ks.shards[maphash.Comparable(ks.seed, k)&ks.mask]
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if e, ok := sh.m[k]; ok {
-		return e, false
+	if v, ok := sh.m[k]; ok {
+		return sh.node(v), false
 	}
 	if sh.m == nil {
-		sh.m = make(map[K]*dagNode[N, R])
+		sh.m = make(map[K]int)
 	}
-	e = a.node()
+	v, e := sh.add()
 	e.node = n
-	sh.m[k] = e
+	sh.m[k] = v
 	return e, true
 }
 
-// dagArena hands out nodes and child lists from chunks owned by one
-// participant's task. A chunk is twice the size of the one before, from
-// arenaFirst up to arenaMax elements, so a short task wastes little and a
-// long one allocates rarely. Handed-out memory is never reused within a
-// run: the chunks live as long as the nodes that point into them.
+// dagArena hands out child lists from chunks owned by one participant's
+// task. A chunk is twice the size of the one before, from arenaFirst up to
+// arenaMax elements (the shards' node chunks grow the same way), so a
+// short task wastes little and a long one allocates rarely. Handed-out
+// memory is never reused within a run: the chunks live as long as the
+// nodes that point into them.
 type dagArena[N, R any] struct {
-	nodes     []dagNode[N, R]  // the unused rest of the current chunk
-	kids      []*dagNode[N, R] // the unused rest of the current chunk
-	nodeChunk int
-	kidChunk  int
+	kids     []*dagNode[N, R] // the unused rest of the current chunk
+	kidChunk int
 }
 
 const (
 	arenaFirst = 16
-	arenaMax   = 4096
+	arenaShift = 12
+	arenaMax   = 1 << arenaShift
 )
 
 func nextChunk(last int) int {
@@ -138,17 +166,6 @@ func nextChunk(last int) int {
 		return arenaFirst
 	}
 	return min(2*last, arenaMax)
-}
-
-// node returns a zero node.
-func (a *dagArena[N, R]) node() *dagNode[N, R] {
-	if len(a.nodes) == 0 {
-		a.nodeChunk = nextChunk(a.nodeChunk)
-		a.nodes = make([]dagNode[N, R], a.nodeChunk)
-	}
-	e := &a.nodes[0]
-	a.nodes = a.nodes[1:]
-	return e
 }
 
 // keep returns a copy of kids that lives as long as the run. A list

@@ -127,7 +127,7 @@ func (d *dagRun[N, H, R, K]) run(w *forkjoin.Worker, root N, res *R) error {
 	}()
 	d.keys.init(w.Parallelism())
 	x := &dagDiscoverer[N, H, R, K]{d: d}
-	d.root, _ = d.keys.claim(d.key(root), root, &x.arena)
+	d.root, _ = d.keys.claim(d.key(root), root)
 	x.stack = append(x.stack, d.root)
 	x.run(w)
 	d.disc.drain(w)
@@ -161,7 +161,7 @@ type dagDiscoverer[N, H, R any, K comparable] struct {
 // yield records a child of the node being expanded, claiming its key if
 // nobody has.
 func (x *dagDiscoverer[N, H, R, K]) yield(c N) bool {
-	e, claimed := x.d.keys.claim(x.d.key(c), c, &x.arena)
+	e, claimed := x.d.keys.claim(x.d.key(c), c)
 	x.kids = append(x.kids, e)
 	if claimed {
 		x.stack = append(x.stack, e)
