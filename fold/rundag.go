@@ -8,7 +8,8 @@ package fold
 //     records its children, as nodes, in order and with repetitions. Each
 //     participant keeps the claimed nodes it has yet to expand on a stack
 //     of its own and, when another participant asks for work, pushes the
-//     older half of that stack as a task.
+//     older half of that stack as a task (unasked, before each node, while
+//     nodes are slow: dagPace).
 //  2. Checking, on the caller: a depth-first search over the nodes (no
 //     user code runs) finds a cycle, or gives each node its parent
 //     occurrences and its counter of child occurrences, and lists the
@@ -32,7 +33,9 @@ package fold
 // atomic decrements order their results before it), and never
 // concurrently for one key. A cycle is reported before any Init runs.
 // Every task pushed is counted until it is over, and RunDAG waits for each
-// phase's count to reach 0, so no callback runs after it returns.
+// phase's count to reach 0, so no callback runs after it returns, and no
+// discovery is going on when the check starts. Nothing recurses on the
+// goroutine stack, so depth is bounded by memory only.
 //
 // Memory: a node per key, a pointer per child occurrence and a link per
 // additional parent occurrence, carved out of chunks (dagstore.go) and kept
