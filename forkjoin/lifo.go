@@ -10,7 +10,7 @@ package forkjoin
 // on a pool whose slot is on (SetLIFOSlot), a spawn puts the task into the
 // participant's slot, one task, instead of its queue; the task the slot
 // held goes to the queue. The participant looks at the slot before its
-// queue of the same priority (Worker.next, helpTake), so the newest spawn
+// queue of the same priority (Worker.scan), so the newest spawn
 // runs first. The takes, the flushes and the last looks below do not
 // depend on the switch, so it may change at any time: a task left in a
 // slot when it goes off is taken as any other.
@@ -33,7 +33,7 @@ package forkjoin
 // Who may take it. The slot is an atomic pointer: the owner takes its task
 // with a compare-and-swap, and so may any other participant. Others look
 // at slots only in their last look for work, the one before a searcher
-// leaves the scheduler (scheduler.leave) or a helper parks (helpUntil):
+// leaves the scheduler (scheduler.leave) or a helper parks (park):
 // a slot's task is what its owner runs next, and taking it earlier would
 // move a chain of tasks from core to core for nothing. That last look is
 // what keeps a slot's task from being stranded when its owner does not
@@ -44,9 +44,9 @@ package forkjoin
 // searchers see it at once, whenever it stops looking for work while its
 // slot may hold a task: when it leaves helpUntil back to the code that
 // called it, when its Run ends, when a Goexit ends its goroutine, and when
-// a thief asked it for work (its next fork's heartbeat). A pool worker
-// leaves the scheduler only after next found nothing, that is, with an
-// empty slot; a task in a slot is counted in the scheduler's and its
+// a thief asked it for work (at its next fork). A pool worker
+// leaves the scheduler only after its scan found nothing, that is, with
+// an empty slot; a task in a slot is counted in the scheduler's and its
 // Scope's pending counters (it was counted in before it was put there), so
 // neither Close nor a Scope can end while a slot holds one.
 //

@@ -2,7 +2,7 @@
 
 package forkjoin
 
-// osYield does nothing here: the thread placement it answers was seen on
-// Linux (see Worker.search), and the syscall package offers sched_yield
+// osYield does nothing here: the thread placement it answers is that of
+// Linux (see keepLooking), and the syscall package offers sched_yield
 // only there.
 func osYield() {}

@@ -8,9 +8,10 @@ package forkjoin
 // from a free list and returned when its Run ends). All participants are in
 // one copy-on-write list that thieves scan.
 //
-// Lazy publication ("heartbeat" scheduling, after Spice and chili). A fork
-// does not touch any shared memory: it pushes a pointer to its slot on the
-// owner's private stack. Only when somebody asks — a thief sets the owner's
+// Lazy publication (Spice and chili call it heartbeat scheduling; here no
+// timer is involved: a thief's request drives it). A fork does not touch
+// any shared memory: it pushes a pointer to its slot on the owner's
+// private stack. Only when somebody asks — a thief sets the owner's
 // poll flag, which is the owner's fork limit set to 0 (Worker.limit), so
 // that the fork's one test for "no room" fails for "asked" too — does the
 // owner, at its next fork, publish its OLDEST private fork (the biggest
@@ -47,8 +48,9 @@ package forkjoin
 // wake it (or another) as soon as work is published. A participant that
 // waits for a join (helpUntil) and parks is not a pool worker outside the
 // scheduler, so wakeCheck's throttle does not cover it: it counts itself in
-// joinParked before its last look for work, and wakeCheck, which runs after
-// new work is visible, notifies joinWake while that count is not zero.
+// joinParked before its last look for work (park, help.go), and wakeCheck,
+// which runs after new work is visible, notifies joinWake while that count
+// is not zero.
 
 import (
 	"sync"
@@ -86,8 +88,9 @@ type scheduler struct {
 	// joinWake parks participants waiting for a stolen task or a
 	// Completion; the task's finisher notifies it.
 	joinWake dispatch.EventCount
-	// joinParked counts the participants parked (or about to park) in
-	// helpUntil. New work wakes them: they asked for it (see wakeCheck).
+	// joinParked counts the participants parked (or about to park) on
+	// joinWake (park). New work wakes them: they asked for it (see
+	// wakeCheck).
 	joinParked atomic.Int32
 
 	// Spawned tasks (priority.go, spawn.go).
@@ -179,7 +182,7 @@ func (s *scheduler) workerFor(id int) *Worker {
 
 func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
 	w := newWorker(s, s.nextID, poolIndex)
-	w.pq[High].count = &s.inj.high // priority.go: Worker.next
+	w.pq[High].count = &s.inj.high // the High skip of the scan (scan.go)
 	s.nextID++
 	old := *s.parts.Load()
 	next := make([]*Worker, len(old)+1)
@@ -302,10 +305,8 @@ func (s *scheduler) leave(w *Worker) (t *task, left bool) {
 	if searching(st) != 0 {
 		return nil, true
 	}
-	if t = w.stealOnce(); t == nil {
-		if t = s.groups.take(laneAny); t == nil {
-			return nil, true
-		}
+	if t = w.scan(lookLast, nil, laneAny); t == nil {
+		return nil, true
 	}
 	s.state.Add(activeOne + searchOne)
 	return t, false
