@@ -70,7 +70,9 @@ const (
 // nil. lane is the group lane's queue the look may take from: laneAny at
 // the top level and in a pool worker's last look; in a helper's looks,
 // the lane it was given (a Group's Spawner, laneAny for Close's drain, nil
-// for none).
+// for none). The scan runs before every task: steps 1 and 2 are written
+// out here rather than in a function of their own, which would cost a
+// call per priority.
 func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 	s := w.sched
 	runs := 0
@@ -86,9 +88,37 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 	var parts []*Worker // loaded when the look has to steal
 	start := 0
 	for p := High; p < numPriorities; p++ {
-		if k != lookLast {
-			if t := w.takeOwn(k, p, runs, h); t != nil {
+		if k != lookLast { // steps 1 and 2
+			if k == lookTop && w.localRun >= w.injectInterval {
+				w.localRun = 0 // the injector first, for fairness
+				if t := w.takeInjected(p); t != nil {
+					return t
+				}
+			}
+			var t *task
+			if p == Normal {
+				if k == lookTop {
+					t = w.dq.pop()
+				}
+				if t == nil {
+					t = w.takeSlot(runs) // lifo.go
+				}
+			}
+			if t == nil {
+				t = w.pq[p].pop()
+			}
+			if t != nil {
+				if k == lookTop {
+					w.localRun++
+				}
 				return t
+			}
+			if k == lookHelp && p == Normal && h != nil {
+				if thief := h.thief.Load(); thief != nil {
+					if t = w.stealFork(thief); t != nil {
+						return t
+					}
+				}
 			}
 		}
 		if t := w.takeInjected(p); t != nil {
@@ -117,43 +147,6 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 	}
 	if k == lookLast {
 		return s.groups.take(lane)
-	}
-	return nil
-}
-
-// takeOwn is steps 1 and 2 of the scan at priority p for a look of kind k
-// (lookTop or lookHelp); runs is the count of slot runs in a row before
-// the look. A top-level look counts the local tasks it takes, and first
-// takes from the injector when the fairness interval is due.
-func (w *Worker) takeOwn(k look, p Priority, runs int, h *task) *task {
-	if k == lookTop && w.localRun >= w.injectInterval {
-		w.localRun = 0
-		if t := w.takeInjected(p); t != nil {
-			return t
-		}
-	}
-	var t *task
-	if p == Normal {
-		if k == lookTop {
-			t = w.dq.pop()
-		}
-		if t == nil {
-			t = w.takeSlot(runs) // lifo.go
-		}
-	}
-	if t == nil {
-		t = w.pq[p].pop()
-	}
-	if t != nil {
-		if k == lookTop {
-			w.localRun++
-		}
-		return t
-	}
-	if k == lookHelp && p == Normal && h != nil {
-		if thief := h.thief.Load(); thief != nil {
-			return w.stealFork(thief)
-		}
 	}
 	return nil
 }
