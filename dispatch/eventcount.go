@@ -88,10 +88,7 @@ func (ec *EventCount) Wait(tok Token) {
 		ec.state.Add(^uint64(waiterOne - 1)) // waiters--
 		return
 	}
-	ec.mu.Lock()
-	if ec.cond.L == nil {
-		ec.cond.L = &ec.mu
-	}
+	ec.lock()
 	for uint32(ec.state.Load()>>32) == tok.epoch {
 		ec.cond.Wait()
 	}
@@ -103,27 +100,29 @@ func (ec *EventCount) Wait(tok Token) {
 // goroutine that took its token before this call and has not yet gone to
 // sleep will not sleep.
 func (ec *EventCount) NotifyOne() {
-	if ec.state.Add(epochOne)&waiterMask == 0 {
-		return
+	if ec.state.Add(epochOne)&waiterMask != 0 {
+		ec.wake(false)
 	}
-	ec.mu.Lock()
-	if ec.cond.L == nil {
-		ec.cond.L = &ec.mu
-	}
-	ec.cond.Signal()
-	ec.mu.Unlock()
 }
 
 // NotifyAll advances the epoch and wakes every sleeping waiter.
 func (ec *EventCount) NotifyAll() {
-	if ec.state.Add(epochOne)&waiterMask == 0 {
-		return
+	if ec.state.Add(epochOne)&waiterMask != 0 {
+		ec.wake(true)
 	}
-	ec.mu.Lock()
-	if ec.cond.L == nil {
-		ec.cond.L = &ec.mu
+}
+
+// wake signals one waiter, or all, under the mutex (see the type's comment:
+// a waiter checks the epoch under it before it sleeps). Kept out of the
+// Notify methods, so that a notification with no waiter, one atomic add,
+// is inlined where it is made.
+func (ec *EventCount) wake(all bool) {
+	ec.lock()
+	if all {
+		ec.cond.Broadcast()
+	} else {
+		ec.cond.Signal()
 	}
-	ec.cond.Broadcast()
 	ec.mu.Unlock()
 }
 
@@ -131,4 +130,13 @@ func (ec *EventCount) NotifyAll() {
 // statistics and heuristics, never for correctness.
 func (ec *EventCount) Waiters() int {
 	return int(ec.state.Load() & waiterMask)
+}
+
+// lock takes the mutex and, the first time, makes it the condition
+// variable's (the zero EventCount is ready to use).
+func (ec *EventCount) lock() {
+	ec.mu.Lock()
+	if ec.cond.L == nil {
+		ec.cond.L = &ec.mu
+	}
 }

@@ -108,7 +108,7 @@ func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool)
 		v := recover()
 		if v == nil { // runtime.Goexit
 			if r != nil {
-				r.fail(goexitError())
+				r.cancel(goexitError())
 			}
 			w.abandonExiting(mark)
 			w.endTask(t, end, false)

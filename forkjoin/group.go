@@ -87,13 +87,10 @@ func (g *Group) Wait() error {
 	}
 	g.waited = true
 	w := g.owner
-	g.sp.finishOne(nil)
+	g.sp.release(1)               // the count NewGroup made for Wait
 	w.waitLane(&g.sp.done, &g.sp) // it may run the group's tasks (grouplane.go)
 	g.sp.cancel(errGroupOver)
-	if p := g.sp.failure.Load(); p != nil {
-		return *p
-	}
-	return nil
+	return g.sp.err()
 }
 
 // errGroupOver is the cause of a Group's context cancelled by Wait.

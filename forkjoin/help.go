@@ -87,7 +87,7 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 			continue
 		}
 		if w.holdsSlack() {
-			w.flushSlack() // about to go idle (spawn.go)
+			w.flushSlack() // about to go idle (slack.go)
 			continue       // which may have made done() true
 		}
 		idle++
@@ -106,7 +106,7 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 	}
 	w.flushSlot() // back to the caller's code (lifo.go)
 	if w.holdsSlack() {
-		w.flushSlack() // back to the caller's code (spawn.go)
+		w.flushSlack() // back to the caller's code (slack.go)
 	}
 }
 

@@ -1,6 +1,8 @@
 package forkjoin
 
 import (
+	"errors"
+
 	"github.com/forkjoin-go/forkjoin/dispatch"
 )
 
@@ -62,3 +64,14 @@ func newPanicError(v any, stack []byte) *PanicError {
 
 // isPanic reports whether err is, or wraps, a *PanicError.
 func isPanic(err error) bool { return asPanic(err) != nil }
+
+// asPanic returns err's *PanicError, or nil. (Kept apart from the callers:
+// errors.As makes its target escape, an allocation they avoid when err is
+// nil.)
+func asPanic(err error) *PanicError {
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return nil
+}

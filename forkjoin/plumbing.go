@@ -1,9 +1,13 @@
 package forkjoin
 
+// The operations on a Worker that the packages built on the core use
+// (internal/walk, fold) and users do not call, registered with package
+// internal/core: waiting on a Completion, the poll word and its slow path
+// (requested), pushing an intrusive Task, recording a recovered panic, and
+// per-participant storage.
+
 import "github.com/forkjoin-go/forkjoin/internal/core"
 
-// The operations on a Worker that the packages built on the core use
-// (internal/walk, fold) and users do not call: see package internal/core.
 func init() {
 	core.Register(core.Worker[Worker]{
 		Wait:           (*Worker).wait,
@@ -14,3 +18,92 @@ func init() {
 		Local:          (*Worker).local,
 	}, (*Worker).push)
 }
+
+// push is core.Push: it makes t available to the other participants of
+// the pool (and to w itself, which runs it later if nobody takes it).
+func (w *Worker) push(t *Task) {
+	w.checkActive()
+	if t == nil {
+		panic("forkjoin: Push of a nil *Task")
+	}
+	if t.fn == nil {
+		panic("forkjoin: Push of a Task without Init")
+	}
+	t.st.hdr.exec = execIntrusive
+	t.st.hdr.after = nil
+	t.st.hdr.run = w.run
+	t.st.hdr.state.Store(taskPending)
+	w.dq.push(&t.st.hdr)
+	w.standing = false // a standing request is answered
+	if w.armed {
+		// Take the flag down now rather than at the next look, which
+		// may be a long callback away: a thief that finishes this task
+		// first finds the flag up and asks again.
+		w.armed = false
+		w.clearAsked()
+		if w.run.cancelled.Load() {
+			w.ask() // the cancellation's request is not ours to take
+		}
+	}
+	w.sched.wakeCheck()
+}
+
+// requestPending is core.RequestPending: a request for work stands.
+func (w *Worker) requestPending() bool { return w.standing }
+
+// requested is the slow path of core.Poll.WorkRequested, taken when the
+// poll word (limit) is 0. A new request is taken by the
+// heartbeat, which clears the poll flag and publishes the oldest private fork if
+// there is one (publishing clears standing). If nothing was published the
+// request stands: the worker sets its own poll flag again (armed), so that
+// every later look comes here, and reports true until a Push answers it.
+// While it stands, a look costs a few loads and no atomic write: walks
+// along a chain, with nothing to give, look at every node. Cancellation
+// sets the poll flag too, so an armed look checks the run itself.
+//
+// The Push that answers the request takes the flag down at once (Push),
+// not at the next look: a thief asks only while the flag is up, so a thief
+// that took the pushed task and finished it before the owner's next look
+// (which may be a long callback away in a walk) would otherwise find the
+// flag down, not ask, and give up. So armed implies standing: Push and the
+// heartbeat disarm.
+//
+//go:noinline
+func (w *Worker) requested() bool {
+	if w.armed {
+		if w.run.cancelled.Load() {
+			w.heartbeat() // unwinds
+		}
+		return true // standing
+	}
+	w.standing = true
+	w.heartbeat()
+	if !w.standing {
+		return true // the oldest private fork answered it
+	}
+	w.armed = true
+	w.ask()
+	return true
+}
+
+// recordPanic is core.RecordPanic: v, just recovered from a panic in this
+// run, becomes the run's failure and cancels it.
+func (w *Worker) recordPanic(v any) {
+	w.checkActive()
+	w.run.recovered(v)
+}
+
+// local is core.Local: per-participant storage, for scratch memory that
+// the layers above reuse from run to run.
+func (w *Worker) local(key any, create func() any) any {
+	for i := range w.locals {
+		if w.locals[i].key == key {
+			return w.locals[i].val
+		}
+	}
+	v := create()
+	w.locals = append(w.locals, localValue{key, v})
+	return v
+}
+
+type localValue struct{ key, val any }

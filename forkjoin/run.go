@@ -1,5 +1,15 @@
 package forkjoin
 
+// Runs: Run and RunCtx, the state that the participants of one run share
+// (runState), its cancellation, and the root task on the caller's
+// goroutine.
+//
+// A run fails once: the first failure (a panic, an error fn returned, a
+// Cancel's cause, the context's error) is kept, and every later one is
+// dropped. Cancelling sets the run's cancelled flag and asks every
+// participant in use to take its slow path at its next fork, where it sees
+// the flag and unwinds.
+
 import (
 	"context"
 	"errors"
@@ -19,15 +29,11 @@ type runState struct {
 	sched     *scheduler
 }
 
-// fail records err (the first one wins) and cancels the run: no new task
-// of it starts, and every participant takes its slow path at its next fork
-// to notice.
-func (r *runState) fail(err error) {
-	r.cancel(err)
-}
-
-// cancel is fail with an optional cause: nil cancels without recording a
-// failure (the failure that made the caller cancel is recorded elsewhere).
+// cancel cancels the run: no new task of it starts, and every participant
+// takes its slow path at its next fork to notice. err, if not nil, is
+// recorded as the run's failure if it is the first; nil cancels without
+// recording one (the failure that made the caller cancel is recorded
+// elsewhere, or there is none: a context done under a spawned task).
 func (r *runState) cancel(err error) {
 	if err != nil {
 		r.failure.CompareAndSwap(nil, &err)
@@ -54,9 +60,11 @@ func (r *runState) recovered(v any) {
 	if _, ok := v.(unwinding); ok {
 		return
 	}
-	r.fail(newPanicError(v, debug.Stack()))
+	r.cancel(newPanicError(v, debug.Stack()))
 }
 
+// err is the run's outcome: its first failure; else, if it was
+// cancelled, its context's error or ErrAborted; else nil.
 func (r *runState) err() error {
 	if p := r.failure.Load(); p != nil {
 		return *p
@@ -68,6 +76,22 @@ func (r *runState) err() error {
 		return ErrAborted
 	}
 	return nil
+}
+
+// Cancel cancels the worker's run: no new task of it starts, and every
+// participant unwinds at its next fork. cause, if not nil and the first
+// failure of the run, is what Run re-panics with and RunCtx returns.
+func (w *Worker) Cancel(cause error) {
+	w.checkActive()
+	w.run.cancel(cause)
+}
+
+// Abort cancels the run like Cancel and unwinds the calling task's frames
+// at once, up to the nearest task boundary (deferred functions run). Use it
+// to fail a run from deep inside a task.
+func (w *Worker) Abort(cause error) {
+	w.Cancel(cause)
+	panic(unwinding{})
 }
 
 // ErrAborted is what a run returns when it was cancelled (Worker.Cancel or
@@ -142,7 +166,7 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 		w.ask() // publish the first fork: it wakes a worker
 	}
 	if ctx != nil && ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { r.fail(ctx.Err()) })
+		stop := context.AfterFunc(ctx, func() { r.cancel(ctx.Err()) })
 		defer stop()
 	}
 	if !w.runRoot(fn) {
@@ -179,7 +203,7 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 			}
 			v := recover()
 			if v == nil { // runtime.Goexit
-				r.fail(goexitError())
+				r.cancel(goexitError())
 				w.abandonExiting(0)
 				if w.dirty || w.sp != 0 {
 					w.resetSlabs()
@@ -195,7 +219,7 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 			w.abandon(0)
 		}()
 		if err := fn(w); err != nil {
-			r.fail(err)
+			r.cancel(err)
 		}
 		if w.sp != 0 {
 			panic(errUnjoined)

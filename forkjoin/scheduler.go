@@ -93,7 +93,7 @@ type scheduler struct {
 	// wakeCheck).
 	joinParked atomic.Int32
 
-	// Spawned tasks (priority.go, spawn.go).
+	// Spawned tasks (priority.go, spawn.go, slack.go).
 	inj        injector
 	groups     groupLane    // a Group's tasks (grouplane.go)
 	pending    atomic.Int64 // spawned tasks submitted and not yet over
@@ -152,7 +152,7 @@ func (s *scheduler) Close() {
 	s.mu.Unlock()
 	s.layer.Unpin()
 	// Every task is over: let the collector have the free scope tasks
-	// kept for later Runs (spawn.go, spareTasks).
+	// kept for later Runs (scopetask.go, spareTasks).
 	for _, w := range *s.parts.Load() {
 		w.spare.release()
 	}
@@ -218,7 +218,7 @@ func (s *scheduler) acquireCaller() *Worker {
 func (s *scheduler) releaseCaller(w *Worker) {
 	w.flushSlot() // lifo.go: nothing stays hidden after the Run
 	if w.holdsSlack() {
-		w.flushSlack() // spawn.go: no slack outlives the Run
+		w.flushSlack() // slack.go: no slack outlives the Run
 	}
 	w.publishTasks()
 	w.dropStale() // nothing of the run stays reachable from the pool

@@ -41,7 +41,7 @@ func (w *Worker) serve() {
 			w.execute(t)
 		}
 		if w.holdsSlack() {
-			w.flushSlack() // about to search (spawn.go)
+			w.flushSlack() // about to search (slack.go)
 		}
 		if w.dirty {
 			w.resetSlabs() // top level: no frame holds a slot

@@ -494,7 +494,7 @@ func TestGraphMixedTypesWide(t *testing.T) {
 	}
 }
 
-// Scope tasks are counted in batches (spawn.go); once a Scope has returned,
+// Scope tasks are counted in batches (slack.go); once a Scope has returned,
 // every task spawned in it is counted as submitted and completed, on the
 // participants that did it, before any of them went idle.
 func TestScopeStatsExactWhenScopeReturns(t *testing.T) {
@@ -573,7 +573,7 @@ func TestSubmitBatch(t *testing.T) {
 // into their own Scope and into enclosing ones, open nested Scopes, and
 // Join handles of tasks spawned with Spawn, at random parallelism. (Each
 // participant counts tasks in and out of a Scope through private slack,
-// see spawn.go; a Scope that returned early would see unfinished tasks.)
+// see slack.go; a Scope that returned early would see unfinished tasks.)
 // After Close, the statistics add up: everything submitted completed, the
 // per-participant counts sum to the totals.
 func TestScopeCountsProperty(t *testing.T) {

@@ -9,9 +9,12 @@ import (
 )
 
 // TestScopeTaskSize: a scope task fills two cache lines and no more (on
-// 64-bit systems; at most two elsewhere), so
-// that the tasks of a chunk (getScopeTask) never straddle a third line.
-// A field added to spawnTask or scopeTask shows up here first.
+// 64-bit systems; at most two elsewhere), so that the tasks of a chunk
+// (getScopeTask) never straddle a third line. BenchmarkScopeSpawnCold and
+// BenchmarkScopeBurst (spawn-µs) depend on it: they measure spawns into
+// cold task memory, where every line a spawn writes is a cache miss. A
+// field added to spawnTask or scopeTask shows up here first; judge it with
+// those benchmarks.
 func TestScopeTaskSize(t *testing.T) {
 	n := unsafe.Sizeof(scopeTask{})
 	if n > 128 || (unsafe.Sizeof(uintptr(0)) == 8 && n != 128) {
@@ -26,7 +29,8 @@ func TestScopeTaskSize(t *testing.T) {
 // TestScopeTaskSpawnLine: the fields a Spawn writes all lie in a scope
 // task's second cache line, so that a spawn writes one line of the task
 // (see scopeTask), and a chunk of tasks starts on a line boundary, so that
-// the lines are where the offsets say.
+// the lines are where the offsets say. BenchmarkScopeSpawnCold and
+// BenchmarkScopeBurst (spawn-µs) depend on it, as on TestScopeTaskSize.
 func TestScopeTaskSpawnLine(t *testing.T) {
 	leakcheck.Check(t)
 	var x scopeTask

@@ -83,11 +83,11 @@ type Worker struct {
 	counters       workerCounters
 	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
 
-	// Spawned tasks: slack, free list, counters (spawn.go). Owner-written
+	// Spawned tasks: slack, free list, counters (slack.go). Owner-written
 	// per task, so kept off the lines that thieves read (dq, pq, limit).
 	_     cacheline.Pad
 	sl    spawnLocal
-	spare spareTasks // free scope tasks beyond sl.free, in batches (spawn.go)
+	spare spareTasks // free scope tasks beyond sl.free, in batches (scopetask.go)
 	// slot is the LIFO slot (lifo.go): owner-written per spawn, read by
 	// others only in their last look for work.
 	slot lifoSlot
