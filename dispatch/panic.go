@@ -1,5 +1,8 @@
 package dispatch
 
+// PanicError: a panic carried from the goroutine where it happened to the
+// one that waits for the work.
+
 import (
 	"context"
 	"errors"
@@ -56,11 +59,8 @@ func (e *PanicError) Error() string {
 // cancellation, and code that sets cancellations aside (errors.Is(err,
 // context.Canceled)) must not set a panic aside with them. Value holds the
 // value in every case.
-func (e *PanicError) Unwrap() error { return unwrapPanic(e.Value) }
-
-// unwrapPanic is PanicError.Unwrap.
-func unwrapPanic(v any) error {
-	err, ok := v.(error)
+func (e *PanicError) Unwrap() error {
+	err, ok := e.Value.(error)
 	if !ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}

@@ -1,5 +1,8 @@
 package forkjoin
 
+// Catching Pool.Close called from inside a run of the pool, which would
+// wait for itself.
+
 import (
 	"reflect"
 	"runtime"

@@ -1,5 +1,10 @@
 package forkjoin
 
+// Group: errgroup's contract on the work-stealing core. A Group is a Scope
+// (scope.go) whose first failure cancels a context its tasks receive, and
+// whose tasks wait in the group lane (grouplane.go) so that a task that
+// blocks never sits on top of the code it waits for.
+
 import (
 	"context"
 	"errors"

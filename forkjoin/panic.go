@@ -1,5 +1,8 @@
 package forkjoin
 
+// PanicError: how a panic in a task reaches whoever waits for the task,
+// with its value and the stack where it happened.
+
 import (
 	"errors"
 
