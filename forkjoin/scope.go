@@ -34,15 +34,15 @@ type Spawner struct {
 	group bool
 	_     cacheline.Pad
 	// pending counts the Scope's function and its tasks not yet over,
-	// plus the slack participants hold on it (slack.go). The
-	// add that brings it to zero is the last: sequentially consistent, it
-	// follows every task's over, so the Scope's caller, which loads done
-	// after it, sees every task's effects.
+	// plus the slack participants hold on it (slack.go). The add that
+	// brings it to zero is the last: sequentially consistent, it follows
+	// every task's over, so the Scope's caller, which loads done after it,
+	// sees every task's effects.
 	pending atomic.Int64
 	_       cacheline.Pad
-	done    core.Completion
-	failure atomic.Pointer[error]
-	failed  atomic.Bool
+	done    core.Completion       // completed when pending reaches zero
+	failure atomic.Pointer[error] // the first failure
+	failed  atomic.Bool           // failure is set: tasks not started are skipped
 	// cancel, if not nil (a Group's), cancels the context of the tasks
 	// with the first failure as its cause.
 	cancel context.CancelCauseFunc
