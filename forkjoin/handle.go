@@ -50,7 +50,7 @@ func Spawn[T any](p *pool.Pool, fn func(w *Worker) (T, error), opts ...SpawnOpti
 	c := spawnOptions(opts)
 	h := &Handle[T]{fn: fn}
 	h.st.init(s, c.prio, c.ctx, h)
-	s.submit(nil, &h.st)
+	s.submit(&h.st)
 	return h
 }
 

@@ -185,11 +185,24 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	t.fn = fn
 	t.st.scope = sp
 	// Counted in before it is queued (slack.go), in both pending counters
-	// and in the statistics.
+	// and in the statistics: countLocal's rule for k = 1, written out for
+	// each counter. This is the hottest path of spawning, and a helper
+	// shared by both counters would add a test, or a nil check of the
+	// scheduler, to every spawn.
 	w.useScope(sp)
 	l, s := &w.sl, sp.sched
-	countIn(&sp.pending, &l.scopeSlack, 1)
-	countIn(&s.pending, &l.schedSlack, 1)
+	if l.scopeSlack > 0 {
+		l.scopeSlack--
+	} else {
+		sp.pending.Add(spawnReserve)
+		l.scopeSlack = spawnReserve - 1
+	}
+	if l.schedSlack > 0 {
+		l.schedSlack--
+	} else {
+		s.pending.Add(spawnReserve)
+		l.schedSlack = spawnReserve - 1
+	}
 	w.countScopeTask(0, prio)
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up

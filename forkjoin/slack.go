@@ -23,7 +23,7 @@ package forkjoin
 //     afterSpawn, scopeTask.over.
 //   - k tasks spawned by w: P grows by k; if slack_w ≥ k it shrinks by k,
 //     else w reserves: S grows by k + spawnReserve-1 - slack_w and slack_w
-//     becomes spawnReserve-1 (countIn). The add to S happens before the
+//     becomes spawnReserve-1 (countLocal; Spawner.Spawn for k = 1). The add to S happens before the
 //     tasks are queued, so no participant can count a task out before it
 //     was counted in.
 //   - A flush: S -= slack_w, slack_w = 0 (flushSlack, flushScope). The
@@ -80,8 +80,6 @@ package forkjoin
 // (Handles, Graph nodes, submitted Tasks, whose joiners may read Stats at
 // once) are counted with an atomic add each.
 
-import "sync/atomic"
-
 // spawnReserve is how much more than it needs a participant adds to a
 // shared pending counter when it has too little slack to spawn from.
 const spawnReserve = 64
@@ -104,30 +102,17 @@ type spawnLocal struct {
 // statsBatch is how many unpublished counts a participant keeps at most.
 const statsBatch = 64
 
-// countIn counts k tasks into the shared counter c out of *slack, the
-// caller's slack on c: the file comment's spawn, with P growing by k.
-func countIn(c *atomic.Int64, slack *int64, k int64) {
-	if *slack >= k {
-		*slack -= k
-		return
-	}
-	c.Add(k + spawnReserve - 1 - *slack)
-	*slack = spawnReserve - 1
-}
-
-// queueLocal counts st in and queues it on w's own queue of its priority,
-// without the wake-up decision: the caller makes one (wakeForNew) after
-// queueing one task or several.
-func (s *scheduler) queueLocal(w *Worker, st *spawnTask) {
-	s.countLocal(w, 1, st.prio) // before it is queued
-	w.pq[st.prio].push(&st.hdr, false)
-}
-
 // countLocal counts k spawned tasks of priority p, made on w, in: in the
-// scheduler's pending and in w's statistics. The caller then queues them
-// (queueMany) or runs them.
+// scheduler's pending, out of w's slack or with a reserve (the file
+// comment's spawn, with P growing by k), and in w's statistics. The caller
+// then queues them (queueMany) or runs them.
 func (s *scheduler) countLocal(w *Worker, k int64, p Priority) {
-	countIn(&s.pending, &w.sl.schedSlack, k)
+	if l := &w.sl; l.schedSlack >= k {
+		l.schedSlack -= k
+	} else {
+		s.pending.Add(k + spawnReserve - 1 - l.schedSlack)
+		l.schedSlack = spawnReserve - 1
+	}
 	w.sl.stats.submitted[p].Add(k)
 }
 

@@ -154,14 +154,10 @@ func afterSpawn(w *Worker, h *task) {
 	w.sl.schedSlack++
 }
 
-// submit queues st: on w's own queue if w is not nil (a task spawned by a
-// task), else on the injector.
-func (s *scheduler) submit(w *Worker, st *spawnTask) {
-	if w != nil {
-		s.queueLocal(w, st)
-	} else {
-		s.inject(st)
-	}
+// submit queues st, a task submitted from any goroutine (Spawn of a
+// Handle, Submit), on the injector.
+func (s *scheduler) submit(st *spawnTask) {
+	s.inject(st)
 	s.wakeForNew()
 }
 

@@ -65,7 +65,7 @@ func Submit(p *pool.Pool, t *Task, opts ...SpawnOption) {
 	}
 	s := schedulerOf(p)
 	t.prepareSubmit(s, submitPriority("Submit", opts))
-	s.submit(nil, &t.st)
+	s.submit(&t.st)
 }
 
 // Batch collects intrusive Tasks to submit together: one lock of the
