@@ -124,7 +124,8 @@ type frame[H any] struct {
 // current path plus one slot per child of those nodes not yet entered, and
 // a node's children are collected into a reused buffer when the node is
 // entered, before its first child is folded. Seq allocates nothing per
-// node itself.
+// node itself, and keeps its stacks for a later call on the same types
+// (in a sync.Pool), so a deep tree's are made once, not at every call.
 //
 // Seq panics with an error wrapping ErrNilFunc if a callback or g is nil,
 // and with one wrapping tree.ErrCycle if g reaches a node again below
@@ -132,7 +133,18 @@ type frame[H any] struct {
 // unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Seq", f, g)
-	return newSeqFolder(f, g).fold(root)
+	sp := seqPoolOf[N, H, R]()
+	s, _ := sp.Get().(*seqFolder[N, H, R])
+	if s == nil {
+		s = newSeqFolder(f, g)
+	} else {
+		s.set(f, g)
+	}
+	r := s.fold(root) // if it panics, s is dropped
+	if s.release() {
+		sp.Put(s)
+	}
+	return r
 }
 
 // stackFolder folds a subtree with explicit stacks instead of recursion;

@@ -42,25 +42,51 @@ func takeSeqFolder[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Tree
 		return newSeqFolder(f, g)
 	}
 	sp.s = nil
-	s.init, s.acc, s.fin, s.g = f.Init, f.Accumulate, f.Finalize, g
-	if s.deep != nil {
-		s.deep.init, s.deep.acc, s.deep.fin, s.deep.g = f.Init, f.Accumulate, f.Finalize, g
-	}
+	s.set(f, g)
 	return s
 }
 
 // putSeqFolder keeps s, whose fold returned normally (its stacks are
 // empty and cleared), as w's spare, dropping its references to the fold.
 func putSeqFolder[N, H, R any](w *forkjoin.Worker, s *seqFolder[N, H, R]) {
-	s.init, s.acc, s.fin, s.g, s.poll = nil, nil, nil, nil, nil
-	if d := s.deep; d != nil {
-		d.init, d.acc, d.fin, d.g, d.poll = nil, nil, nil, nil, nil
-	}
-	if d := s.deep; d != nil && (len(d.fs.chunks) > maxSpareFrames/maxChunk || cap(d.ks.kids) > maxSpareFrames) {
-		return // too big to keep
+	if !s.release() {
+		return
 	}
 	sp := seqSpareOf[N, H, R](w)
 	if sp.s == nil {
 		sp.s = s
 	}
+}
+
+// Seq keeps spare seqFolders in a sync.Pool per type, so that the
+// explicit stacks of a deep tree are made once, not at every call.
+var seqPools sync.Map // reflect.Type of seqFolder[N, H, R] -> *sync.Pool
+
+func seqPoolOf[N, H, R any]() *sync.Pool {
+	t := reflect.TypeFor[seqFolder[N, H, R]]()
+	if p, ok := seqPools.Load(t); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := seqPools.LoadOrStore(t, new(sync.Pool))
+	return p.(*sync.Pool)
+}
+
+// set makes s, a spare seqFolder, fold with f and g.
+func (s *seqFolder[N, H, R]) set(f Fold[N, H, R], g tree.Treeish[N]) {
+	s.init, s.acc, s.fin, s.g = f.Init, f.Accumulate, f.Finalize, g
+	if s.deep != nil {
+		s.deep.init, s.deep.acc, s.deep.fin, s.deep.g = f.Init, f.Accumulate, f.Finalize, g
+	}
+}
+
+// release drops the references of s, whose fold returned normally, to the
+// fold, and reports whether s is small enough to keep as a spare.
+func (s *seqFolder[N, H, R]) release() bool {
+	s.init, s.acc, s.fin, s.g, s.poll = nil, nil, nil, nil, nil
+	d := s.deep
+	if d == nil {
+		return true
+	}
+	d.init, d.acc, d.fin, d.g, d.poll = nil, nil, nil, nil, nil
+	return len(d.fs.chunks) <= maxSpareFrames/maxChunk && cap(d.ks.kids) <= maxSpareFrames
 }
