@@ -77,6 +77,7 @@ type dagTask[N, H, R any, K comparable] struct {
 	task  forkjoin.Task // first field: *forkjoin.Task converts back
 	run   *dagRun[N, H, R, K]
 	nodes []*dagNode[N, R]
+	eager bool // the giver's dagPace was eager: nodes are slow
 }
 
 // RunDAG folds the directed acyclic graph below root in parallel on p,
@@ -132,7 +133,7 @@ func (d *dagRun[N, H, R, K]) run(w *forkjoin.Worker, root N, res *R) error {
 	x := &dagDiscoverer[N, H, R, K]{d: d}
 	d.root, _ = d.keys.claim(d.key(root), root)
 	x.stack = append(x.stack, d.root)
-	x.run(w)
+	x.run(w, true)
 	d.disc.drain(w)
 	if d.failed.Load() || w.Cancelled() {
 		ok = true
@@ -143,7 +144,7 @@ func (d *dagRun[N, H, R, K]) run(w *forkjoin.Worker, root N, res *R) error {
 		ok = true
 		return err
 	}
-	d.foldNodes(w, leaves)
+	d.foldNodes(w, leaves, true)
 	core.Wait(w, &d.done)
 	ok = true
 	if d.failed.Load() {
@@ -174,22 +175,22 @@ func (x *dagDiscoverer[N, H, R, K]) yield(c N) bool {
 
 // run expands the nodes on the stack until it is empty, sharing out the
 // older half of it when asked.
-func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker) {
+func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker, eager bool) {
 	d := x.d
 	yield := x.yield
 	poll := core.PollOf(w)
-	pace := newDAGPace(w)
+	pace := newDAGPace(w, eager)
 	for len(x.stack) > 0 {
 		e := x.stack[len(x.stack)-1]
 		x.stack = x.stack[:len(x.stack)-1]
 		if pace.eager {
-			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, (len(x.stack)+1)/2)
+			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, (len(x.stack)+1)/2, true)
 		}
 		d.g(e.node, yield)
 		e.kids, x.kids = x.arena.keep(x.kids)
 		pace.tick()
 		if poll.WorkRequested() {
-			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, len(x.stack)/2)
+			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, len(x.stack)/2, pace.eager)
 		}
 	}
 }
@@ -209,7 +210,7 @@ func discoverTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Tas
 		}
 	}()
 	x := &dagDiscoverer[N, H, R, K]{d: d, stack: dt.nodes}
-	x.run(w)
+	x.run(w, dt.eager)
 	ok = true
 }
 
@@ -263,10 +264,10 @@ func (d *dagRun[N, H, R, K]) cycleError(top, c *dagNode[N, R]) *CycleError[K] {
 // foldNodes is phase 3 on one participant: fold the nodes on the stack and
 // every parent they make ready, sharing out the older half of the stack
 // when asked.
-func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R]) {
+func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R], eager bool) {
 	init, acc, fin := d.f.Init, d.f.Accumulate, d.f.Finalize
 	poll := core.PollOf(w)
-	pace := newDAGPace(w)
+	pace := newDAGPace(w, eager)
 	h := new(H) // the heap of the node being folded
 	var zero H
 	for len(stack) > 0 {
@@ -277,7 +278,7 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 				return
 			}
 			if pace.eager {
-				stack = d.give(w, &d.fold, d.foldFn, stack, (len(stack)+1)/2)
+				stack = d.give(w, &d.fold, d.foldFn, stack, (len(stack)+1)/2, true)
 			}
 			*h = init(e.node)
 			for _, c := range e.kids {
@@ -296,7 +297,7 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 				if e != nil {
 					n = (len(stack) + 1) / 2
 				}
-				stack = d.give(w, &d.fold, d.foldFn, stack, n)
+				stack = d.give(w, &d.fold, d.foldFn, stack, n, pace.eager)
 			}
 		}
 	}
@@ -336,18 +337,19 @@ func foldTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 			d.abandon(w, recover())
 		}
 	}()
-	d.foldNodes(w, dt.nodes)
+	d.foldNodes(w, dt.nodes, dt.eager)
 	ok = true
 }
 
 // give pushes the n oldest nodes of stack, if n > 0, as a task of phase
 // ph running fn, and returns the rest of the stack. The two never share
-// an element: the task's slice has no room beyond its own.
-func (d *dagRun[N, H, R, K]) give(w *forkjoin.Worker, ph *dagPhase, fn func(*forkjoin.Worker, *forkjoin.Task), stack []*dagNode[N, R], n int) []*dagNode[N, R] {
+// an element: the task's slice has no room beyond its own. eager is the
+// giver's pace, which the task starts with.
+func (d *dagRun[N, H, R, K]) give(w *forkjoin.Worker, ph *dagPhase, fn func(*forkjoin.Worker, *forkjoin.Task), stack []*dagNode[N, R], n int, eager bool) []*dagNode[N, R] {
 	if n <= 0 {
 		return stack
 	}
-	t := &dagTask[N, H, R, K]{run: d, nodes: stack[:n:n]}
+	t := &dagTask[N, H, R, K]{run: d, nodes: stack[:n:n], eager: eager}
 	t.task.Init(fn)
 	ph.live.Add(1)
 	core.Push(w, &t.task)
@@ -360,8 +362,9 @@ func (d *dagRun[N, H, R, K]) give(w *forkjoin.Worker, ph *dagPhase, fn func(*for
 // directory), the asker would wait a whole node for its answer, so then
 // the participant gives half of its stack away before each node. It looks
 // at the clock after every node while it is eager and after every
-// paceEvery nodes otherwise, and is eager from the start (nothing is known
-// yet) on a pool of parallelism above 1.
+// paceEvery nodes otherwise. On a pool of parallelism above 1 the caller
+// starts each phase eager (nothing is known yet), and a task starts as
+// its giver was when it gave it.
 type dagPace struct {
 	eager    bool
 	parallel bool
@@ -371,14 +374,14 @@ type dagPace struct {
 
 const (
 	paceSlow  = 20 * time.Microsecond // a node this long on average is slow
-	paceEvery = 64
+	paceEvery = 16
 )
 
-func newDAGPace(w *forkjoin.Worker) dagPace {
+func newDAGPace(w *forkjoin.Worker, eager bool) dagPace {
 	if w.Parallelism() == 1 {
 		return dagPace{}
 	}
-	return dagPace{eager: true, parallel: true, last: time.Now()}
+	return dagPace{eager: eager, parallel: true, last: time.Now()}
 }
 
 // tick counts a node done.
