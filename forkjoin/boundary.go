@@ -160,7 +160,7 @@ func (w *Worker) abandonFrames(mark int, exiting bool) {
 			w.published = i
 			taken := false
 			for !taken {
-				t := w.dq.pop()
+				t := w.dq.Pop()
 				switch {
 				case t == h:
 					taken = true
@@ -196,7 +196,7 @@ func (w *Worker) pushBack(aside []*task) []*task {
 		return aside
 	}
 	for i := len(aside) - 1; i >= 0; i-- {
-		w.dq.push(aside[i])
+		w.dq.Push(aside[i])
 	}
 	w.sched.wakeCheckQuiet()
 	return aside[:0]

@@ -202,9 +202,9 @@ func (w *Worker) dropStale() {
 	for _, s := range w.resetters {
 		s.dropUsed()
 	}
-	w.dq.dropTaken()
+	w.dq.DropTaken()
 	for _, q := range w.pq {
-		q.dropTaken()
+		q.DropTaken()
 	}
 }
 

@@ -101,12 +101,12 @@ func SetLIFOSlot(p *pool.Pool, on bool) {
 // wake-up decision (wakeForNew).
 func (w *Worker) putSlot(t *task) {
 	if old := w.slot.t.Swap(t); old != nil {
-		w.pq[Normal].push(old, pooledTask(old))
+		w.pq[Normal].Push(old, pooledTask(old))
 	}
 }
 
 // pooledTask reports whether t, a spawned task its caller holds, is a
-// Scope's task (see spawnQueue.push).
+// Scope's task (see deque.SpawnQueue.Push).
 func pooledTask(t *task) bool { return (*spawnTask)(taskPointer(t)).scope != nil }
 
 // takeSlot returns the slot's task for its owner, or, at the cap (see the
@@ -120,17 +120,17 @@ func (w *Worker) takeSlot(runs int) *task {
 		return nil // empty, or a thief took it
 	}
 	q := w.pq[Normal]
-	if runs >= lifoCap && q.size() > 0 {
-		q.push(t, pooledTask(t))
+	if runs >= lifoCap && q.Len() > 0 {
+		q.Push(t, pooledTask(t))
 		if testHookSlotCap != nil {
 			testHookSlotCap(w)
 		}
 		w.sched.wakeCheckQuiet() // a task is in the queue: see stealQueue
-		return q.popOldest()
+		return q.PopOldest()
 	}
 	w.slot.runs = runs + 1
 	if testHookSlotRun != nil {
-		testHookSlotRun(w, runs+1, q.size())
+		testHookSlotRun(w, runs+1, q.Len())
 	}
 	return t
 }
@@ -142,7 +142,7 @@ func (w *Worker) flushSlot() {
 		return
 	}
 	if t := w.slot.t.Swap(nil); t != nil {
-		w.pq[Normal].push(t, pooledTask(t))
+		w.pq[Normal].Push(t, pooledTask(t))
 		w.sched.wakeCheckQuiet()
 	}
 }
@@ -161,20 +161,6 @@ func (w *Worker) stealSlots(parts []*Worker, start int) *task {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
 			return t
-		}
-	}
-	return nil
-}
-
-// popOldest takes the oldest task, through the CAS of top a thief uses
-// (see pop), or returns nil if the queue is empty. Owner only.
-func (q *spawnQueue) popOldest() *task {
-	r := q.buf.Load()
-	for t := q.top.Load(); t < q.bottom.Load(); t = q.top.Load() {
-		x := r.slots[t&r.mask].load()
-		if q.top.CompareAndSwap(t, t+1) {
-			q.taken(1)
-			return x
 		}
 	}
 	return nil

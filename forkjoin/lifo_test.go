@@ -274,7 +274,7 @@ func TestSlotFlushedWhenAsked(t *testing.T) {
 			if w.slot.t.Load() != nil {
 				afterFork++
 			}
-			queued = w.pq[Normal].size()
+			queued = w.pq[Normal].Len()
 		})
 	})
 	if inSlot != 1 || afterFork != 0 || queued != 1 {
@@ -304,7 +304,7 @@ func TestSlotFlushedLeavingWait(t *testing.T) {
 			if w.slot.t.Load() != nil {
 				afterWait++
 			}
-			queued = w.pq[Normal].size()
+			queued = w.pq[Normal].Len()
 		})
 	})
 	if afterWait != 0 || queued != 1 {

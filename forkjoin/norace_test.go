@@ -8,14 +8,12 @@ package forkjoin
 const (
 	raceEnabled = false
 
-	dequeStressTasks   = 1_000_000 // tasks pushed in the many-thieves deque test
-	dequeStressThieves = 8
-	concurrentCallers  = 8     // goroutines calling Run at once on one pool
-	runsPerCaller      = 1_000 // Runs per goroutine
-	panicRounds        = 1_000 // runs with injected panics, reusing one pool
-	cancelRounds       = 40    // runs cancelled at a random moment
-	bigDepth           = 18    // depth of the big tree of the stats test
-	fibMax             = 22    // largest n of the fib property
-	forMax             = 50_000
-	chainLength        = 200_000 // nodes of the chain test
+	concurrentCallers = 8     // goroutines calling Run at once on one pool
+	runsPerCaller     = 1_000 // Runs per goroutine
+	panicRounds       = 1_000 // runs with injected panics, reusing one pool
+	cancelRounds      = 40    // runs cancelled at a random moment
+	bigDepth          = 18    // depth of the big tree of the stats test
+	fibMax            = 22    // largest n of the fib property
+	forMax            = 50_000
+	chainLength       = 200_000 // nodes of the chain test
 )

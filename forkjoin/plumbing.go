@@ -33,7 +33,7 @@ func (w *Worker) push(t *Task) {
 	t.st.hdr.after = nil
 	t.st.hdr.run = w.run
 	t.st.hdr.state.Store(taskPending)
-	w.dq.push(&t.st.hdr)
+	w.dq.Push(&t.st.hdr)
 	w.standing = false // a standing request is answered
 	if w.armed {
 		// Take the flag down now rather than at the next look, which

@@ -84,7 +84,7 @@ type injector struct {
 	n  [numPriorities]atomic.Int64
 	_  cacheline.Pad
 	// high counts the tasks in the participants' High queues, or more
-	// (spawnQueue.count): a participant looks in the others' High queues
+	// (deque.SpawnQueue.CountIn): a participant looks in the others' High queues
 	// before each of its own tasks only while it is not zero.
 	high atomic.Int64
 	_    cacheline.Pad

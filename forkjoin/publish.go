@@ -70,7 +70,7 @@ func (w *Worker) publishOldest() {
 	h.state.Store(taskPending)
 	h.thief.Store(nil)
 	w.published = i + 1
-	w.dq.push(h)
+	w.dq.Push(h)
 	w.standing = false // a standing request is answered
 	w.sched.wakeCheck()
 }
@@ -83,7 +83,7 @@ func (w *Worker) publishOldest() {
 func (w *Worker) reclaim(h *task, i int) (mine bool) {
 	w.published = i
 	for {
-		t := w.dq.pop()
+		t := w.dq.Pop()
 		if t == h {
 			return true
 		}

@@ -8,14 +8,12 @@ package forkjoin
 const (
 	raceEnabled = true
 
-	dequeStressTasks   = 200_000
-	dequeStressThieves = 8
-	concurrentCallers  = 8
-	runsPerCaller      = 400
-	panicRounds        = 500
-	cancelRounds       = 20
-	bigDepth           = 16
-	fibMax             = 18
-	forMax             = 10_000
-	chainLength        = 20_000
+	concurrentCallers = 8
+	runsPerCaller     = 400
+	panicRounds       = 500
+	cancelRounds      = 20
+	bigDepth          = 16
+	fibMax            = 18
+	forMax            = 10_000
+	chainLength       = 20_000
 )

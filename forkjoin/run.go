@@ -235,7 +235,7 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 // finishRoot runs the tasks left in the caller's deque (pushed Tasks
 // nobody took) and frees the fork slots the run left.
 func (w *Worker) finishRoot() {
-	for t := w.dq.pop(); t != nil; t = w.dq.pop() {
+	for t := w.dq.Pop(); t != nil; t = w.dq.Pop() {
 		w.execute(t)
 	}
 	if w.dirty || w.sp != 0 {

@@ -55,6 +55,8 @@ package forkjoin
 // that a stream of local tasks does not starve the tasks submitted from
 // outside (priority.go).
 
+import "github.com/forkjoin-go/forkjoin/internal/deque"
+
 // look is the kind of a look for work: what the scan may take (see the
 // file comment).
 type look uint8
@@ -98,14 +100,14 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 			var t *task
 			if p == Normal {
 				if k == lookTop {
-					t = w.dq.pop()
+					t = w.dq.Pop()
 				}
 				if t == nil {
 					t = w.takeSlot(runs) // lifo.go
 				}
 			}
 			if t == nil {
-				t = w.pq[p].pop()
+				t = w.pq[p].Pop()
 			}
 			if t != nil {
 				if k == lookTop {
@@ -170,7 +172,7 @@ func (w *Worker) takeShare(p Priority) *task {
 	if t == nil {
 		return nil
 	}
-	w.pq[p].pushMany(rest)
+	w.pq[p].PushMany(rest)
 	clear(rest)
 	w.batchBuf = rest[:0]
 	if len(rest) > 0 {
@@ -211,13 +213,13 @@ func (w *Worker) stealFork(v *Worker) *task {
 		return nil
 	}
 	for {
-		t, r := v.dq.steal()
-		if r == stolen {
+		t, r := v.dq.Steal()
+		if r == deque.Stolen {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
 			return t
 		}
-		if r == empty {
+		if r == deque.Empty {
 			if v.inUse.Load() && !v.asked() {
 				v.ask()
 			}
@@ -236,18 +238,18 @@ func (w *Worker) stealFork(v *Worker) *task {
 // else's progress, so this ends.
 func (w *Worker) stealQueue(v *Worker, p Priority) *task {
 	for {
-		got, r := v.pq[p].steal(w.batchBuf[:0])
-		if r == empty {
+		got, r := v.pq[p].Steal(w.batchBuf[:0])
+		if r == deque.Empty {
 			return nil
 		}
 		w.counters.stealAttempts.Add(1)
-		if r == contended {
+		if r == deque.Contended {
 			continue
 		}
 		w.counters.steals.Add(1)
 		t := got[0]
 		if len(got) > 1 {
-			w.pq[p].pushMany(got[1:])
+			w.pq[p].PushMany(got[1:])
 			w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
 		}
 		clear(got)

@@ -182,7 +182,7 @@ func (s *scheduler) workerFor(id int) *Worker {
 
 func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
 	w := newWorker(s, s.nextID, poolIndex)
-	w.pq[High].count = &s.inj.high // the High skip of the scan (scan.go)
+	w.pq[High].CountIn(&s.inj.high) // the High skip of the scan (scan.go)
 	s.nextID++
 	old := *s.parts.Load()
 	next := make([]*Worker, len(old)+1)

@@ -212,7 +212,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	} else if prio == Normal && s.lifo.Load() {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
-		w.pq[prio].push(&t.st.hdr, true) // pooled: see scopeTask.over
+		w.pq[prio].Push(&t.st.hdr, true) // pooled: see scopeTask.over
 	}
 	s.wakeForNew()
 }

@@ -127,11 +127,11 @@ func (s *scheduler) queueMany(w *Worker, p Priority, ts []*task) {
 	if p == Normal && s.lifo.Load() {
 		// The last goes to the LIFO slot (lifo.go).
 		n := len(ts) - 1
-		w.pq[p].pushMany(ts[:n])
+		w.pq[p].PushMany(ts[:n])
 		w.putSlot(ts[n])
 		return
 	}
-	w.pq[p].pushMany(ts)
+	w.pq[p].PushMany(ts)
 }
 
 // countScopeTask tallies a Scope task submitted (k = 0) or completed (k =

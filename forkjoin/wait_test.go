@@ -61,7 +61,7 @@ func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 			core.Push(w, &t2)
 			w.ask()
 			f2 := plusOne.Start(w, 2)
-			if n := w.dq.bottom.Load() - w.dq.top.Load(); n != 4 {
+			if n := w.dq.Len(); n != 4 {
 				t.Errorf("the deque holds %d entries, want 4 (two Tasks, two published forks)", n)
 			}
 			core.Wait(w, &c)
@@ -84,14 +84,14 @@ func TestStealQueueLastLook(t *testing.T) {
 	s := schedulerOf(p)
 	v := newWorker(s, 1000, -1)
 	thieves := []*Worker{newWorker(s, 1001, -1), newWorker(s, 1002, -1)}
-	items := make([]dqItem, 3)
+	items := make([]task, 3)
 	rounds := 20_000
 	if testing.Short() || raceEnabled {
 		rounds = 2_000
 	}
 	for round := 0; round < rounds; round++ {
 		for i := range items {
-			v.pq[Normal].push(&items[i].hdr, false)
+			v.pq[Normal].Push(&items[i], false)
 		}
 		var start atomic.Bool
 		var wg sync.WaitGroup
@@ -106,10 +106,10 @@ func TestStealQueueLastLook(t *testing.T) {
 			}()
 		}
 		start.Store(true)
-		v.pq[Normal].pop()
+		v.pq[Normal].Pop()
 		wg.Wait()
 		left := 0
-		for v.pq[Normal].pop() != nil {
+		for v.pq[Normal].Pop() != nil {
 			left++
 		}
 		for k, e := range empty {
@@ -118,7 +118,7 @@ func TestStealQueueLastLook(t *testing.T) {
 			}
 		}
 		for _, th := range thieves {
-			for th.pq[Normal].pop() != nil {
+			for th.pq[Normal].Pop() != nil {
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/deque"
 )
 
 // Worker is a participant's handle: every task, fork and callback of the
@@ -63,10 +64,10 @@ type Worker struct {
 	limit uintptr
 	_     cacheline.Pad
 
-	dq       *deque
-	pq       [numPriorities]*spawnQueue // spawned tasks, by priority
-	batchBuf []*task                    // reused by takeInjected
-	forkBuf  []*task                    // reused by underForks
+	dq       *deque.Deque[task]
+	pq       [numPriorities]*deque.SpawnQueue[task] // spawned tasks, by priority
+	batchBuf []*task                                // reused by takeInjected
+	forkBuf  []*task                                // reused by underForks
 
 	localRun       int          // local tasks run since the injector was last looked at first
 	injectInterval int          // how many local tasks between such looks
@@ -110,7 +111,7 @@ func (c *workerCounters) snapshot() workerCountersSnapshot {
 func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	w := &Worker{
 		sched:          s,
-		dq:             newDeque(),
+		dq:             deque.New[task](),
 		id:             id,
 		poolIndex:      poolIndex,
 		forks:          make([]forkEntry, 64),
@@ -122,7 +123,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		w.inUse.Store(true)
 	}
 	for p := range w.pq {
-		w.pq[p] = newSpawnQueue()
+		w.pq[p] = deque.NewSpawnQueue[task]()
 	}
 	return w
 }
