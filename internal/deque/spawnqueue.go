@@ -110,8 +110,8 @@ func (q *SpawnQueue[T]) Pop() *T {
 	if t > b {
 		return nil // empty: only the owner adds elements
 	}
+	a := q.arr.Load()
 	if b-t >= StealMax {
-		a := q.arr.Load()
 		q.bottom.Store(b) // claim index b, then look at top (the file comment)
 		if t = q.top.Load(); b-t >= StealMax {
 			q.add(-1)
@@ -119,24 +119,22 @@ func (q *SpawnQueue[T]) Pop() *T {
 		}
 		q.bottom.Store(b + 1) // give index b back; take from the top instead
 	}
-	return q.takeOldest(t, b)
+	return q.takeOldest(a, t, b)
 }
 
 // PopOldest removes the oldest element, or returns nil if the queue is
 // empty. Owner only.
 func (q *SpawnQueue[T]) PopOldest() *T {
-	return q.takeOldest(q.top.Load(), q.bottom.Load()-1)
+	return q.takeOldest(q.arr.Load(), q.top.Load(), q.bottom.Load()-1)
 }
 
 // takeOldest takes the element at the top through the CAS a thief uses,
-// starting from a top t loaded by the owner; b is the last live index,
-// which stays so (only the owner moves bottom). Like a thief, the owner
-// takes index t only by moving top past it. Owner only.
-func (q *SpawnQueue[T]) takeOldest(t, b int64) *T {
-	a := q.arr.Load()
+// starting from a top t loaded by the owner; a is the array and b the last
+// live index, which stay so (only the owner changes them). Like a thief,
+// the owner takes index t only by moving top past it. Owner only.
+func (q *SpawnQueue[T]) takeOldest(a *array[T], t, b int64) *T {
 	for ; t <= b; t = q.top.Load() {
-		x := a.slots[t&a.mask].Load()
-		if q.top.CompareAndSwap(t, t+1) {
+		if x := a.slots[t&a.mask].Load(); q.top.CompareAndSwap(t, t+1) {
 			q.add(-1)
 			return x
 		}
