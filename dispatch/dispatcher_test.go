@@ -15,6 +15,9 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 )
 
+// TestJobIsTwoWords checks the size Job's documentation promises (a
+// function and a pointer, published with one pointer store): a contract of
+// the type, not a layout a benchmark depends on.
 func TestJobIsTwoWords(t *testing.T) {
 	if got, want := unsafe.Sizeof(dispatch.Job{}), 2*unsafe.Sizeof(uintptr(0)); got != want {
 		t.Fatalf("unsafe.Sizeof(dispatch.Job{}) = %d, want two words (%d)", got, want)
