@@ -201,6 +201,41 @@ func BenchmarkFineOneRun(b *testing.B) {
 	}
 }
 
+// BenchmarkFineLow times single warm runs, every strategy in turn, and
+// reports each strategy's tenth percentile in ns: on a loaded machine the
+// runs that no other process interrupted, so that two builds can be
+// compared one after the other. Run it with a fixed count, e.g.
+//
+//	go test -run '^$' -bench FineLow -benchtime 40x ./fold/
+func BenchmarkFineLow(b *testing.B) {
+	p1, p2 := pool.New(1), pool.New(2)
+	defer p1.Close()
+	defer p2.Close()
+	strategies := fineStrategies(p1, p2)
+	for _, t := range fineTrees() {
+		want := fineSum(t.root)
+		b.Run(t.name, func(b *testing.B) {
+			samples := make([][]float64, len(strategies))
+			for range b.N {
+				for i, s := range strategies {
+					s.run(t.root)
+					start := time.Now()
+					got := s.run(t.root)
+					samples[i] = append(samples[i], float64(time.Since(start).Nanoseconds()))
+					if got != want {
+						b.Fatal("wrong sum")
+					}
+				}
+			}
+			for i, s := range strategies {
+				x := slices.Clone(samples[i])
+				slices.Sort(x)
+				b.ReportMetric(x[len(x)/10], s.name+"-p10-ns")
+			}
+		})
+	}
+}
+
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
