@@ -39,7 +39,7 @@ func (w *Worker) execute(t *task) {
 	end := taskEnd{owner: t.owner, after: t.after, saved: w.run, savedPub: w.published}
 	run := t.run
 	w.run = run
-	mark := w.sp
+	mark := w.forkTop
 	// The private forks below mark belong to the frames this task
 	// interrupts (a Wait, say), possibly of another run: the requests
 	// the task answers publish only its own forks.
@@ -120,7 +120,7 @@ func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool)
 		w.abandon(mark)
 	}()
 	t.exec(w, t)
-	if w.sp != mark {
+	if w.forkTop != mark {
 		panic(errUnjoined) // abandon waits for the forks' thieves
 	}
 	return true
@@ -129,7 +129,7 @@ func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool)
 const errUnjoined = "forkjoin: a task returned with a forked Future not joined (join every Future before the task that forked it returns)"
 
 // abandon cleans up the private stack after a panic unwound the frames
-// that pushed forks[mark:sp]: published forks are taken back from the deque
+// that pushed forks[mark:forkTop]: published forks are taken back from the deque
 // or, if a thief has them, waited for, because their slots will be reused.
 // The slots stay allocated on their slabs (the frames that would have
 // popped them are gone) until the worker is back at its top level, where
@@ -148,19 +148,19 @@ func (w *Worker) abandonExiting(mark int) { w.abandonFrames(mark, true) }
 
 func (w *Worker) abandonFrames(mark int, exiting bool) {
 	var aside []*task // pushed Tasks popped on the way, newest first
-	for w.sp > mark {
+	for w.forkTop > mark {
 		// Pop the entry first, as a join does: while this waits for a
-		// thief, the tasks it helps with fork above sp, and the answer to
+		// thief, the tasks it helps with fork above forkTop, and the answer to
 		// a request must not publish the abandoned entries again.
-		w.sp--
-		i := w.sp
+		w.forkTop--
+		i := w.forkTop
 		h := w.forks[i].hdr // a word fork's slot only if it was published
 		w.forks[i] = forkEntry{}
 		if i < w.published {
 			w.published = i
 			taken := false
 			for !taken {
-				t := w.dq.Pop()
+				t := w.deque.Pop()
 				switch {
 				case t == h:
 					taken = true
@@ -196,7 +196,7 @@ func (w *Worker) pushBack(aside []*task) []*task {
 		return aside
 	}
 	for i := len(aside) - 1; i >= 0; i-- {
-		w.dq.Push(aside[i])
+		w.deque.Push(aside[i])
 	}
 	w.sched.wakeCheckQuiet()
 	return aside[:0]

@@ -14,7 +14,7 @@ const errCloseInRun = "forkjoin: Pool.Close called from inside a run of the pool
 
 // runInProgress reports whether some caller is inside a run of s now.
 func (s *scheduler) runInProgress() bool {
-	for _, w := range *s.parts.Load() {
+	for _, w := range *s.participants.Load() {
 		if w.poolIndex < 0 && w.inUse.Load() {
 			return true
 		}

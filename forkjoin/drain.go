@@ -24,7 +24,7 @@ package forkjoin
 func (s *scheduler) inject(st *spawnTask) {
 	s.pending.Add(1) // before the look at the seal
 	s.spawned.submitted[st.prio].Add(1)
-	if !s.inj.push(st.prio, &s.sealed, &st.hdr) {
+	if !s.injector.push(st.prio, &s.sealed, &st.hdr) {
 		s.refuse(st.prio, 1)
 	}
 }
@@ -61,13 +61,13 @@ const errSealed = "forkjoin: Spawn or Submit on a closed pool (its Close had alr
 func (s *scheduler) drain() {
 	for {
 		if s.pending.Load() == 0 {
-			s.inj.mu.Lock()
+			s.injector.mu.Lock()
 			if s.pending.Load() == 0 {
 				s.sealed = true
-				s.inj.mu.Unlock()
+				s.injector.mu.Unlock()
 				return
 			}
-			s.inj.mu.Unlock()
+			s.injector.mu.Unlock()
 			continue
 		}
 		tok := s.drained.Prepare()

@@ -64,14 +64,14 @@ type Fork[A, R any] struct {
 // (Join, and Future forks of a scalar), or as a typed pointer in ptr
 // (Future forks of a pointer); hdr is set only once a thief's request
 // published it. Any other fork keeps its argument in a slab slot from the start: hdr
-// is the slot's header and word is 0. Entries above sp are stale and
+// is the slot's header and word is 0. Entries above forkTop are stale and
 // ignored; a stale ptr keeps its object alive until the entry is reused or
 // the worker's top level clears it (dropStale).
 //
 // Join stores its argument as bits even when A is a pointer (a pointer,
 // map, channel, function or unsafe.Pointer), so that a fork stores it
 // without a write barrier. That hides no pointer from the collector: a
-// Join's entry is read only while that Join runs (i < sp), and the Join
+// Join's entry is read only while that Join runs (i < forkTop), and the Join
 // keeps its argument b live in its own frame until it returns (it still
 // needs it to run fn(w, b)); and b points to the heap, never to a stack
 // that could move, because Join passes it to a function value, which
@@ -172,16 +172,16 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 		return f.joinSlab(w, a, b)
 	}
 	forks := w.forks
-	i := w.sp
+	i := w.forkTop
 	if uint(i) >= uint(len(forks)) || w.asked() {
 		return f.joinSlow(w, a, b)
 	}
 	e := &forks[i]
 	e.word = wordPtr(&f.word)
 	e.arg = wordBits(b)
-	w.sp = i + 1
+	w.forkTop = i + 1
 	ra := f.fn(f, w, a)
-	w.sp = i
+	w.forkTop = i
 	if i >= w.published {
 		return ra, f.fn(f, w, b)
 	}
@@ -200,7 +200,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	if f.slabID < len(w.slabs) {
 		slab = (*forkSlab[A, R])(w.slabs[f.slabID])
 	}
-	i := w.sp
+	i := w.forkTop
 	if slab == nil || slab.used >= len(slab.cur) || uintptr(i) >= atomic.LoadUintptr(&w.limit) {
 		return f.joinSlow(w, a, b)
 	}
@@ -214,9 +214,9 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	slot.arg = b
 	e := &w.forks[i]
 	e.hdr, e.word = &slot.hdr, 0
-	w.sp = i + 1
+	w.forkTop = i + 1
 	ra := f.fn(f, w, a)
-	w.sp = i
+	w.forkTop = i
 	if i >= w.published {
 		// Not published: the slot is ours again. It was pushed at used <
 		// len(cur) without a chunk change, and everything pushed since
@@ -239,16 +239,16 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 	}
 	if f.wordShape != 0 {
 		w.growForks()
-		i := w.sp
+		i := w.forkTop
 		e := &w.forks[i]
 		e.word = wordPtr(&f.word)
 		e.arg = wordBits(b)
-		w.sp = i + 1
+		w.forkTop = i + 1
 		if w.asked() {
-			w.heartbeat() // may publish this very fork
+			w.answerRequest() // may publish this very fork
 		}
 		ra := f.fn(f, w, a)
-		w.sp = i
+		w.forkTop = i
 		if i >= w.published {
 			return ra, f.fn(f, w, b)
 		}
@@ -256,8 +256,8 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 	}
 	slab, slot := f.pushSlot(w, b)
 	ra := f.fn(f, w, a)
-	w.sp--
-	i := w.sp
+	w.forkTop--
+	i := w.forkTop
 	if i >= w.published {
 		slab.pop()
 		return ra, f.fn(f, w, b)
@@ -278,7 +278,7 @@ func (f *Fork[A, R]) pushSlot(w *Worker, a A) (*forkSlab[A, R], *forkSlot[A, R])
 	slot.arg = a
 	w.pushFork(&slot.hdr)
 	if w.asked() {
-		w.heartbeat()
+		w.answerRequest()
 	}
 	return slab, slot
 }

@@ -189,7 +189,7 @@ func newSlab[A, R any](w *Worker, id int) *forkSlab[A, R] {
 // are a prefix, ended by the first empty entry. The cost is the depth of
 // the forks, the slots used, and the size of the rings of the queues
 // pushed to since their last clearing. Called by the owner at its
-// top level (sp == 0, no frame holding a slot): at the end of a caller's
+// top level (forkTop == 0, no frame holding a slot): at the end of a caller's
 // Run, and when a pool worker leaves the scheduler.
 func (w *Worker) dropStale() {
 	for i := range w.forks {
@@ -202,8 +202,8 @@ func (w *Worker) dropStale() {
 	for _, s := range w.resetters {
 		s.dropUsed()
 	}
-	w.dq.DropTaken()
-	for _, q := range w.pq {
+	w.deque.DropTaken()
+	for _, q := range w.queues {
 		q.DropTaken()
 	}
 }
@@ -214,6 +214,6 @@ func (w *Worker) resetSlabs() {
 	for _, s := range w.resetters {
 		s.reset()
 	}
-	clear(w.forks[:w.sp])
-	w.sp, w.published, w.dirty = 0, 0, false
+	clear(w.forks[:w.forkTop])
+	w.forkTop, w.published, w.dirty = 0, 0, false
 }

@@ -33,8 +33,8 @@ import (
 //	}
 type Future[A, R any] struct {
 	f *Fork[A, R]
-	// top is sp just after the fork pushed its entry (index top-1), or,
-	// for a slab fork, ^index: negative, so never equal to sp, so such a
+	// top is forkTop just after the fork pushed its entry (index top-1), or,
+	// for a slab fork, ^index: negative, so never equal to forkTop, so such a
 	// Future always takes the slow join.
 	top int
 	arg A // a word fork's argument (zero for a slab fork, whose slot has it)
@@ -58,7 +58,7 @@ func (f *Fork[A, R]) Start(w *Worker, a A) Future[A, R] {
 // forkEntry). `go build -gcflags=-m=2 ./forkjoin` reports the costs;
 // TestFutureForkInlines checks that Start and Join stay inlinable.
 func startFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
-	i := w.sp
+	i := w.forkTop
 	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
 		return slow(w, a)
 	}
@@ -66,7 +66,7 @@ func startFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R]
 	// a pointer.
 	w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
 	i++
-	w.sp = i
+	w.forkTop = i
 	return Future[A, R]{f, i, a}
 }
 
@@ -84,18 +84,18 @@ func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	}
 	if f.wordShape == 0 {
 		f.pushSlot(w, a)
-		return Future[A, R]{f: f, top: ^(w.sp - 1)}
+		return Future[A, R]{f: f, top: ^(w.forkTop - 1)}
 	}
 	w.growForks()
-	i := w.sp
+	i := w.forkTop
 	if f.wordShape == wordPointer {
 		w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
 	} else {
 		w.forks[i] = forkEntry{word: wordPtr(&f.word), arg: wordBits(a)}
 	}
-	w.sp = i + 1
+	w.forkTop = i + 1
 	if w.asked() {
-		w.heartbeat() // may publish this very fork
+		w.answerRequest() // may publish this very fork
 	}
 	return Future[A, R]{f, i + 1, a}
 }
@@ -115,8 +115,8 @@ func (fu Future[A, R]) Join(w *Worker) R {
 // one call, to whichever function the test picked. The slow path finds
 // the Future's top in w.joinTop.
 func joinFuture[A, R any](fn func(f *Fork[A, R], w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
-	if top == w.sp && top > w.published {
-		w.sp = top - 1
+	if top == w.forkTop && top > w.published {
+		w.forkTop = top - 1
 		fn = f.fn
 	} else {
 		w.joinTop = top
@@ -133,11 +133,11 @@ func (f *Fork[A, R]) joinFutureSlow(w *Worker, a A) R {
 		return f.joinSlabFuture(w, ^top)
 	}
 	i := top - 1
-	if top != w.sp || i < 0 || !f.holds(&w.forks[i], a) {
+	if top != w.forkTop || i < 0 || !f.holds(&w.forks[i], a) {
 		w.checkActive() // a stale handle is the likelier mistake
-		panic(futureMisuse(top < w.sp))
+		panic(futureMisuse(top < w.forkTop))
 	}
-	w.sp = i
+	w.forkTop = i
 	if i >= w.published {
 		return f.fn(f, w, a) // not published after all
 	}
@@ -171,19 +171,19 @@ func (f *Fork[A, R]) holds(e *forkEntry, a A) bool {
 
 // joinSlabFuture joins a slab fork's Future, whose entry is at index i.
 func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
-	if i != w.sp-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
+	if i != w.forkTop-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
 		(*forkSlot[A, R])(taskPointer(w.forks[i].hdr)).fork != f {
 		w.checkActive()
-		panic(futureMisuse(i < w.sp-1))
+		panic(futureMisuse(i < w.forkTop-1))
 	}
 	h := w.forks[i].hdr
 	slot := (*forkSlot[A, R])(taskPointer(h))
-	w.sp = i
+	w.forkTop = i
 	w.forks[i] = forkEntry{}
 	var r R
 	if i >= w.published {
 		if w.asked() {
-			w.heartbeat()
+			w.answerRequest()
 		}
 		r = f.fn(f, w, slot.arg)
 	} else if w.reclaim(h, i) {
@@ -214,7 +214,7 @@ var forkjoinPkg = reflect.TypeFor[Worker]().PkgPath()
 // fault itself is the test, and costs the fast path nothing. Fork.Start's
 // own frame touches nothing but f (f.startSlowFn), and the runtime reports
 // inlined frames as frames of their own: a fault in Fork.Start's frame is
-// a nil *Fork; one in startFuture's a nil *Worker (w.sp) or a zero Fork
+// a nil *Fork; one in startFuture's a nil *Worker (w.forkTop) or a zero Fork
 // (whose slow path, nil, is called).
 func forkFault(v any) any {
 	re, ok := v.(runtime.Error)

@@ -66,7 +66,7 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 	var since time.Time // see keepLooking
 	dig := h == nil     // a Wait: see underForks
 	for !done() {
-		t := w.dq.Pop()
+		t := w.deque.Pop()
 		if t != nil && t.owner != nil {
 			// A published fork of a frame below: it stays for its joiner
 			// or a thief, in the same place.
@@ -74,7 +74,7 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 				t = w.underForks(t)
 				dig = t != nil
 			} else {
-				w.dq.Push(t)
+				w.deque.Push(t)
 				t = nil
 			}
 		}
@@ -159,14 +159,14 @@ func (w *Worker) underForks(f *task) *task {
 	forks := append(w.forkBuf[:0], f)
 	var t *task
 	for {
-		t = w.dq.Pop()
+		t = w.deque.Pop()
 		if t == nil || t.owner == nil {
 			break
 		}
 		forks = append(forks, t)
 	}
 	for i := len(forks) - 1; i >= 0; i-- {
-		w.dq.Push(forks[i])
+		w.deque.Push(forks[i])
 	}
 	clear(forks)
 	w.forkBuf = forks[:0]

@@ -74,7 +74,7 @@ const lifoCap = 3
 
 // lifoSlot is a participant's slot (see the file comment).
 type lifoSlot struct {
-	t atomic.Pointer[task]
+	held atomic.Pointer[task]
 	// runs: tasks taken from the slot in a row. Owner only.
 	runs int
 }
@@ -100,8 +100,8 @@ func SetLIFOSlot(p *pool.Pool, on bool) {
 // the slot held goes to w's Normal queue. Owner only. The caller makes the
 // wake-up decision (wakeForNew).
 func (w *Worker) putSlot(t *task) {
-	if old := w.slot.t.Swap(t); old != nil {
-		w.pq[Normal].Push(old, pooledTask(old))
+	if old := w.slot.held.Swap(t); old != nil {
+		w.queues[Normal].Push(old, pooledTask(old))
 	}
 }
 
@@ -115,11 +115,11 @@ func pooledTask(t *task) bool { return (*spawnTask)(taskPointer(t)).scope != nil
 // a row before this look (the callers reset it to zero for every other
 // task).
 func (w *Worker) takeSlot(runs int) *task {
-	t := w.slot.t.Load()
-	if t == nil || !w.slot.t.CompareAndSwap(t, nil) {
+	t := w.slot.held.Load()
+	if t == nil || !w.slot.held.CompareAndSwap(t, nil) {
 		return nil // empty, or a thief took it
 	}
-	q := w.pq[Normal]
+	q := w.queues[Normal]
 	if runs >= lifoCap && q.Len() > 0 {
 		q.Push(t, pooledTask(t))
 		if testHookSlotCap != nil {
@@ -138,11 +138,11 @@ func (w *Worker) takeSlot(runs int) *task {
 // flushSlot moves the slot's task, if any, to w's Normal queue, where
 // thieves see it, and makes the wake-up decision. Owner only.
 func (w *Worker) flushSlot() {
-	if w.slot.t.Load() == nil {
+	if w.slot.held.Load() == nil {
 		return
 	}
-	if t := w.slot.t.Swap(nil); t != nil {
-		w.pq[Normal].Push(t, pooledTask(t))
+	if t := w.slot.held.Swap(nil); t != nil {
+		w.queues[Normal].Push(t, pooledTask(t))
 		w.sched.wakeCheckQuiet()
 	}
 }
@@ -157,7 +157,7 @@ func (w *Worker) stealSlots(parts []*Worker, start int) *task {
 		if v == w {
 			continue
 		}
-		if t := v.slot.t.Load(); t != nil && v.slot.t.CompareAndSwap(t, nil) {
+		if t := v.slot.held.Load(); t != nil && v.slot.held.CompareAndSwap(t, nil) {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
 			return t

@@ -31,7 +31,7 @@ func watchSlots(t testing.TB) *slotWatch {
 	}
 	testHookSlotCap = func(*Worker) { sw.caps.Add(1) }
 	testHookIdle = func(w *Worker) {
-		if w.slot.t.Load() != nil {
+		if w.slot.held.Load() != nil {
 			sw.idleFull.Add(1)
 		}
 	}
@@ -42,8 +42,8 @@ func watchSlots(t testing.TB) *slotWatch {
 // slotsEmpty reports an error if a participant of s holds a task in its
 // slot.
 func slotsEmpty(s *scheduler) error {
-	for _, w := range *s.parts.Load() {
-		if w.slot.t.Load() != nil {
+	for _, w := range *s.participants.Load() {
+		if w.slot.held.Load() != nil {
 			return fmt.Errorf("participant %d has a task in its slot", w.id)
 		}
 	}
@@ -266,15 +266,15 @@ func TestSlotFlushedWhenAsked(t *testing.T) {
 	Run(p, func(w *Worker) {
 		Scope(w, func(s *Spawner) {
 			s.Spawn(w, func(*Worker) {})
-			if w.slot.t.Load() != nil {
+			if w.slot.held.Load() != nil {
 				inSlot++
 			}
 			w.ask() // as a thief that found nothing does
 			Join(w, func(*Worker) {}, func(*Worker) {})
-			if w.slot.t.Load() != nil {
+			if w.slot.held.Load() != nil {
 				afterFork++
 			}
-			queued = w.pq[Normal].Len()
+			queued = w.queues[Normal].Len()
 		})
 	})
 	if inSlot != 1 || afterFork != 0 || queued != 1 {
@@ -301,10 +301,10 @@ func TestSlotFlushedLeavingWait(t *testing.T) {
 				c.Complete()
 			})
 			core.Wait(w, &c)
-			if w.slot.t.Load() != nil {
+			if w.slot.held.Load() != nil {
 				afterWait++
 			}
-			queued = w.pq[Normal].Len()
+			queued = w.queues[Normal].Len()
 		})
 	})
 	if afterWait != 0 || queued != 1 {

@@ -8,7 +8,7 @@ import "runtime"
 // Go gives a goroutine no cheap identity, so the checks use what the
 // worker's state says:
 //
-//   - checkActive, on the slow paths of forks (a heartbeat, a Future
+//   - checkActive, on the slow paths of forks (answerRequest, a Future
 //     misuse), at every closure Join, Push, Wait (internal/core), Spawn, Scope,
 //     For and Reduce, in every build: a worker whose owner is parked (waiting for a
 //     stolen fork, a Completion or the tasks of a Scope, with nothing to

@@ -33,7 +33,7 @@ func (w *Worker) push(t *Task) {
 	t.st.hdr.after = nil
 	t.st.hdr.run = w.run
 	t.st.hdr.state.Store(taskPending)
-	w.dq.Push(&t.st.hdr)
+	w.deque.Push(&t.st.hdr)
 	w.standing = false // a standing request is answered
 	if w.armed {
 		// Take the flag down now rather than at the next look, which
@@ -52,8 +52,8 @@ func (w *Worker) push(t *Task) {
 func (w *Worker) requestPending() bool { return w.standing }
 
 // requested is the slow path of core.Poll.WorkRequested, taken when the
-// poll word (limit) is 0. A new request is taken by the
-// heartbeat, which clears the poll flag and publishes the oldest private fork if
+// poll word (limit) is 0. A new request is taken by
+// answerRequest, which clears the poll flag and publishes the oldest private fork if
 // there is one (publishing clears standing). If nothing was published the
 // request stands: the worker sets its own poll flag again (armed), so that
 // every later look comes here, and reports true until a Push answers it.
@@ -65,19 +65,19 @@ func (w *Worker) requestPending() bool { return w.standing }
 // not at the next look: a thief asks only while the flag is up, so a thief
 // that took the pushed task and finished it before the owner's next look
 // (which may be a long callback away in a walk) would otherwise find the
-// flag down, not ask, and give up. So armed implies standing: Push and the
-// heartbeat disarm.
+// flag down, not ask, and give up. So armed implies standing: Push and
+// answerRequest disarm.
 //
 //go:noinline
 func (w *Worker) requested() bool {
 	if w.armed {
 		if w.run.cancelled.Load() {
-			w.heartbeat() // unwinds
+			w.answerRequest() // unwinds
 		}
 		return true // standing
 	}
 	w.standing = true
-	w.heartbeat()
+	w.answerRequest()
 	if !w.standing {
 		return true // the oldest private fork answered it
 	}

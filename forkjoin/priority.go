@@ -74,15 +74,15 @@ func (p Priority) check() {
 }
 
 // injector is the global queue of tasks submitted from outside, one FIFO
-// per priority. Its lengths are atomics so that participants can look
-// without the lock.
+// per priority. Its lengths (queued) are atomics so that participants can
+// look without the lock.
 type injector struct {
-	mu sync.Mutex
-	q  [numPriorities][]*task // q[p][head[p]:] are queued
-	hd [numPriorities]int
-	_  cacheline.Pad
-	n  [numPriorities]atomic.Int64
-	_  cacheline.Pad
+	mu     sync.Mutex
+	tasks  [numPriorities][]*task // tasks[p][head[p]:] are queued
+	head   [numPriorities]int
+	_      cacheline.Pad
+	queued [numPriorities]atomic.Int64
+	_      cacheline.Pad
 	// high counts the tasks in the participants' High queues, or more
 	// (deque.SpawnQueue.CountIn): a participant looks in the others' High queues
 	// before each of its own tasks only while it is not zero.
@@ -98,8 +98,8 @@ func (in *injector) push(p Priority, sealed *bool, ts ...*task) bool {
 		in.mu.Unlock()
 		return false
 	}
-	in.q[p] = append(in.q[p], ts...)
-	in.n[p].Add(int64(len(ts)))
+	in.tasks[p] = append(in.tasks[p], ts...)
+	in.queued[p].Add(int64(len(ts)))
 	in.mu.Unlock()
 	return true
 }
@@ -107,11 +107,11 @@ func (in *injector) push(p Priority, sealed *bool, ts ...*task) bool {
 // take removes a fair share of priority p's queue: the first task to run
 // and the rest, which the caller keeps in its own queue.
 func (in *injector) take(p Priority, workers int, rest []*task) (*task, []*task) {
-	if in.n[p].Load() == 0 {
+	if in.queued[p].Load() == 0 {
 		return nil, rest
 	}
 	in.mu.Lock()
-	q := in.q[p][in.hd[p]:]
+	q := in.tasks[p][in.head[p]:]
 	if len(q) == 0 {
 		in.mu.Unlock()
 		return nil, rest
@@ -123,15 +123,15 @@ func (in *injector) take(p Priority, workers int, rest []*task) (*task, []*task)
 	for i := range q[:k] {
 		q[i] = nil
 	}
-	in.hd[p] += k
-	if in.hd[p] == len(in.q[p]) {
-		in.q[p], in.hd[p] = in.q[p][:0], 0
-	} else if in.hd[p] > 1024 && in.hd[p] > len(in.q[p])/2 {
-		n := copy(in.q[p], in.q[p][in.hd[p]:])
-		clear(in.q[p][n:])
-		in.q[p], in.hd[p] = in.q[p][:n], 0
+	in.head[p] += k
+	if in.head[p] == len(in.tasks[p]) {
+		in.tasks[p], in.head[p] = in.tasks[p][:0], 0
+	} else if in.head[p] > 1024 && in.head[p] > len(in.tasks[p])/2 {
+		n := copy(in.tasks[p], in.tasks[p][in.head[p]:])
+		clear(in.tasks[p][n:])
+		in.tasks[p], in.head[p] = in.tasks[p][:n], 0
 	}
-	in.n[p].Add(-int64(k))
+	in.queued[p].Add(-int64(k))
 	in.mu.Unlock()
 	return t, rest
 }

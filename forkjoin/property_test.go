@@ -202,7 +202,7 @@ func TestPropReduceMatrix(t *testing.T) {
 // on pointers (arguments in the stack entries, slots only when published),
 // a fork on a struct and a word fork on int16, nested in one another, so
 // that every kind of entry sits above and below every other on a private
-// stack while heartbeats publish the oldest.
+// stack while the answers to requests publish the oldest.
 type kArg struct {
 	n    *knode
 	salt uint64

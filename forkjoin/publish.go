@@ -3,7 +3,7 @@ package forkjoin
 // The owner's side of lazy publication (scheduler.go): a fork goes on the
 // participant's private stack (pushFork), where nobody else looks. When
 // another participant has asked for work (the poll flag, Worker.limit, is
-// 0), the owner's next fork takes the slow path (heartbeat), which
+// 0), the owner's next fork takes the slow path (answerRequest), which
 // publishes the oldest private fork into the owner's deque. A join whose
 // fork was published takes it back from the deque or, if a thief has it,
 // helps until it is over (reclaim).
@@ -23,13 +23,13 @@ import "sync/atomic"
 // Owner only; no shared memory.
 func (w *Worker) pushFork(h *task) {
 	w.growForks()
-	w.forks[w.sp] = forkEntry{hdr: h}
-	w.sp++
+	w.forks[w.forkTop] = forkEntry{hdr: h}
+	w.forkTop++
 }
 
 // growForks makes room for one more entry on the private stack.
 func (w *Worker) growForks() {
-	if w.sp == len(w.forks) {
+	if w.forkTop == len(w.forks) {
 		old := uintptr(len(w.forks))
 		w.forks = append(w.forks, forkEntry{})
 		w.forks = w.forks[:cap(w.forks)]
@@ -40,11 +40,11 @@ func (w *Worker) growForks() {
 	}
 }
 
-// heartbeat is the slow path of a fork, taken when the owner was asked
+// answerRequest is the slow path of a fork, taken when the owner was asked
 // (its poll flag, limit = 0, is set): it answers the request. It checks
 // that the handle is valid and the run still wanted, then publishes the
 // oldest private fork for the thief that asked.
-func (w *Worker) heartbeat() {
+func (w *Worker) answerRequest() {
 	w.checkActive() // before taking the request: a stale handle keeps failing here
 	w.clearAsked()
 	w.armed = false
@@ -58,7 +58,7 @@ func (w *Worker) heartbeat() {
 // publishOldest moves the oldest private fork into the deque.
 func (w *Worker) publishOldest() {
 	i := w.published
-	if i >= w.sp {
+	if i >= w.forkTop {
 		return
 	}
 	e := &w.forks[i]
@@ -70,7 +70,7 @@ func (w *Worker) publishOldest() {
 	h.state.Store(taskPending)
 	h.thief.Store(nil)
 	w.published = i + 1
-	w.dq.Push(h)
+	w.deque.Push(h)
 	w.standing = false // a standing request is answered
 	w.sched.wakeCheck()
 }
@@ -83,7 +83,7 @@ func (w *Worker) publishOldest() {
 func (w *Worker) reclaim(h *task, i int) (mine bool) {
 	w.published = i
 	for {
-		t := w.dq.Pop()
+		t := w.deque.Pop()
 		if t == h {
 			return true
 		}

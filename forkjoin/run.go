@@ -41,7 +41,7 @@ func (r *runState) cancel(err error) {
 	if r.cancelled.Swap(true) {
 		return
 	}
-	for _, w := range *r.sched.parts.Load() {
+	for _, w := range *r.sched.participants.Load() {
 		if w.inUse.Load() {
 			w.ask()
 		}
@@ -205,7 +205,7 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 			if v == nil { // runtime.Goexit
 				r.cancel(goexitError())
 				w.abandonExiting(0)
-				if w.dirty || w.sp != 0 {
+				if w.dirty || w.forkTop != 0 {
 					w.resetSlabs()
 				}
 				w.sched.releaseCaller(w)
@@ -221,7 +221,7 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 		if err := fn(w); err != nil {
 			r.cancel(err)
 		}
-		if w.sp != 0 {
+		if w.forkTop != 0 {
 			panic(errUnjoined)
 		}
 		ok = true
@@ -235,10 +235,10 @@ func (w *Worker) runRoot(fn func(w *Worker) error) (released bool) {
 // finishRoot runs the tasks left in the caller's deque (pushed Tasks
 // nobody took) and frees the fork slots the run left.
 func (w *Worker) finishRoot() {
-	for t := w.dq.Pop(); t != nil; t = w.dq.Pop() {
+	for t := w.deque.Pop(); t != nil; t = w.deque.Pop() {
 		w.execute(t)
 	}
-	if w.dirty || w.sp != 0 {
+	if w.dirty || w.forkTop != 0 {
 		w.resetSlabs()
 	}
 }

@@ -1083,7 +1083,7 @@ func TestChains(t *testing.T) {
 }
 
 // TestDroppedFutureUnderGC: a Future dropped without Join leaves its entry
-// on the private stack, where the next heartbeat may publish it. Its
+// on the private stack, where the next answer to a request may publish it. Its
 // argument here is a large object (a span of its own) that nothing else
 // references, and collections run before and after the publication: if
 // the entry hid the pointer from the collector (as Join's entries do, see
@@ -1111,7 +1111,7 @@ func TestDroppedFutureUnderGC(t *testing.T) {
 				keep := &big{1}
 				fu := fork.Start(w, keep)
 				if w.published != 1 {
-					t.Errorf("round %d: the heartbeat published %d forks, want 1 (the dropped one)", round, w.published)
+					t.Errorf("round %d: the answer to the request published %d forks, want 1 (the dropped one)", round, w.published)
 				}
 				runtime.GC()
 				runtime.GC()

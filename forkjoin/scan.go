@@ -100,14 +100,14 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 			var t *task
 			if p == Normal {
 				if k == lookTop {
-					t = w.dq.Pop()
+					t = w.deque.Pop()
 				}
 				if t == nil {
 					t = w.takeSlot(runs) // lifo.go
 				}
 			}
 			if t == nil {
-				t = w.pq[p].Pop()
+				t = w.queues[p].Pop()
 			}
 			if t != nil {
 				if k == lookTop {
@@ -131,11 +131,11 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 				return t
 			}
 		}
-		if p == High && k != lookLast && s.inj.high.Load() == 0 {
+		if p == High && k != lookLast && s.injector.high.Load() == 0 {
 			continue // nothing in anyone's High queue
 		}
 		if parts == nil {
-			parts = *s.parts.Load()
+			parts = *s.participants.Load()
 			start = int(w.nextRand() % uint64(max(len(parts), 1)))
 		}
 		if t := w.stealPriority(p, parts, start); t != nil {
@@ -158,7 +158,7 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 // to inline: every look for work passes here once per priority, and the
 // injector is usually empty.
 func (w *Worker) takeInjected(p Priority) *task {
-	if w.sched.inj.n[p].Load() == 0 {
+	if w.sched.injector.queued[p].Load() == 0 {
 		return nil
 	}
 	return w.takeShare(p)
@@ -168,11 +168,11 @@ func (w *Worker) takeInjected(p Priority) *task {
 // the first task and keeps the rest in its own queue (visible to thieves).
 func (w *Worker) takeShare(p Priority) *task {
 	s := w.sched
-	t, rest := s.inj.take(p, s.maxWorkers+1, w.batchBuf[:0])
+	t, rest := s.injector.take(p, s.maxWorkers+1, w.batchBuf[:0])
 	if t == nil {
 		return nil
 	}
-	w.pq[p].PushMany(rest)
+	w.queues[p].PushMany(rest)
 	clear(rest)
 	w.batchBuf = rest[:0]
 	if len(rest) > 0 {
@@ -213,7 +213,7 @@ func (w *Worker) stealFork(v *Worker) *task {
 		return nil
 	}
 	for {
-		t, r := v.dq.Steal()
+		t, r := v.deque.Steal()
 		if r == deque.Stolen {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
@@ -238,7 +238,7 @@ func (w *Worker) stealFork(v *Worker) *task {
 // else's progress, so this ends.
 func (w *Worker) stealQueue(v *Worker, p Priority) *task {
 	for {
-		got, r := v.pq[p].Steal(w.batchBuf[:0])
+		got, r := v.queues[p].Steal(w.batchBuf[:0])
 		if r == deque.Empty {
 			return nil
 		}
@@ -249,7 +249,7 @@ func (w *Worker) stealQueue(v *Worker, p Priority) *task {
 		w.counters.steals.Add(1)
 		t := got[0]
 		if len(got) > 1 {
-			w.pq[p].PushMany(got[1:])
+			w.queues[p].PushMany(got[1:])
 			w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
 		}
 		clear(got)

@@ -73,7 +73,7 @@ type scheduler struct {
 	state atomic.Uint64
 	_     cacheline.Pad
 
-	parts atomic.Pointer[[]*Worker] // every participant; copy-on-write under mu
+	participants atomic.Pointer[[]*Worker] // every participant; copy-on-write under mu
 
 	mu      sync.Mutex
 	workers []*Worker // by pool worker index
@@ -81,7 +81,7 @@ type scheduler struct {
 	closed  bool
 	// sealed: Close saw every spawned task over (see drain); a task
 	// submitted from outside the pool's tasks is refused from then on.
-	// Under inj.mu, not mu.
+	// Under injector.mu, not mu.
 	sealed bool
 	nextID int
 
@@ -94,7 +94,7 @@ type scheduler struct {
 	joinParked atomic.Int32
 
 	// Spawned tasks (priority.go, spawn.go, slack.go).
-	inj        injector
+	injector   injector
 	groups     groupLane    // a Group's tasks (grouplane.go)
 	pending    atomic.Int64 // spawned tasks submitted and not yet over
 	drained    dispatch.EventCount
@@ -135,7 +135,7 @@ func newScheduler(p *pool.Pool) poolcore.Attachment {
 		s.maxWorkers = countMask
 	}
 	empty := []*Worker{}
-	s.parts.Store(&empty)
+	s.participants.Store(&empty)
 	s.job = dispatch.Job{Call: workerEntry, Data: unsafe.Pointer(s)}
 	s.layer.Pin(&s.job)
 	return s
@@ -153,8 +153,8 @@ func (s *scheduler) Close() {
 	s.layer.Unpin()
 	// Every task is over: let the collector have the free scope tasks
 	// kept for later Runs (scopetask.go, spareTasks).
-	for _, w := range *s.parts.Load() {
-		w.spare.release()
+	for _, w := range *s.participants.Load() {
+		w.spareTasks.release()
 	}
 }
 
@@ -182,13 +182,13 @@ func (s *scheduler) workerFor(id int) *Worker {
 
 func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
 	w := newWorker(s, s.nextID, poolIndex)
-	w.pq[High].CountIn(&s.inj.high) // the High skip of the scan (scan.go)
+	w.queues[High].CountIn(&s.injector.high) // the High skip of the scan (scan.go)
 	s.nextID++
-	old := *s.parts.Load()
+	old := *s.participants.Load()
 	next := make([]*Worker, len(old)+1)
 	copy(next, old)
 	next[len(old)] = w
-	s.parts.Store(&next)
+	s.participants.Store(&next)
 	return w
 }
 
@@ -203,7 +203,7 @@ func (s *scheduler) acquireCaller() *Worker {
 		w = s.newWorkerLocked(-1)
 	}
 	s.mu.Unlock()
-	if w.sp != 0 || w.dirty {
+	if w.forkTop != 0 || w.dirty {
 		// A stale use of the handle after its last Run pushed a fork
 		// before it was caught (see releaseCaller): drop it.
 		w.resetSlabs()
@@ -314,10 +314,10 @@ func (s *scheduler) leave(w *Worker) (t *task, left bool) {
 
 // AddStats adds the scheduler's counters to a pool.Stats.
 func (s *scheduler) AddStats(st *pool.Stats) {
-	parts := *s.parts.Load()
+	parts := *s.participants.Load()
 	for _, w := range parts {
 		c := w.counters.snapshot()
-		sp := w.sl.stats.addStats(st)
+		sp := w.spawnState.stats.addStats(st)
 		st.Tasks += c.Tasks
 		st.StealAttempts += c.StealAttempts
 		st.Steals += c.Steals

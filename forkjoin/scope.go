@@ -190,7 +190,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	// shared by both counters would add a test, or a nil check of the
 	// scheduler, to every spawn.
 	w.useScope(sp)
-	l, s := &w.sl, sp.sched
+	l, s := &w.spawnState, sp.sched
 	if l.scopeSlack > 0 {
 		l.scopeSlack--
 	} else {
@@ -212,7 +212,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	} else if prio == Normal && s.lifo.Load() {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
-		w.pq[prio].Push(&t.st.hdr, true) // pooled: see scopeTask.over
+		w.queues[prio].Push(&t.st.hdr, true) // pooled: see scopeTask.over
 	}
 	s.wakeForNew()
 }

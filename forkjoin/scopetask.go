@@ -78,7 +78,7 @@ func (t *scopeTask) over(w *Worker, err error) {
 	w.putScopeTask(t) // nothing touches t after over returns
 	// Counted out of sp.pending as slack.
 	w.useScope(sp)
-	w.sl.scopeSlack++
+	w.spawnState.scopeSlack++
 }
 
 // spawnBatch is how many free scope tasks move between participants at
@@ -160,13 +160,13 @@ func (s *spareTasks) release() {
 // store of spare batches, else from another participant's, else with new
 // tasks (a batch of spawnBatch at once, in chunks of scopeTaskChunk).
 func (w *Worker) getScopeTask() *scopeTask {
-	l := &w.sl
+	l := &w.spawnState
 	if len(l.free) == 0 {
-		l.free = w.spare.take(l.free, true)
+		l.free = w.spareTasks.take(l.free, true)
 		if len(l.free) == 0 {
-			for _, o := range *w.sched.parts.Load() {
+			for _, o := range *w.sched.participants.Load() {
 				if o != w {
-					if l.free = o.spare.take(l.free, false); len(l.free) > 0 {
+					if l.free = o.spareTasks.take(l.free, false); len(l.free) > 0 {
 						break
 					}
 				}
@@ -200,13 +200,13 @@ const scopeTaskChunk = 4
 // putScopeTask returns t to w's free list, moving a batch to w's store of
 // spare batches when the list holds two.
 func (w *Worker) putScopeTask(t *scopeTask) {
-	l := &w.sl
+	l := &w.spawnState
 	l.free = append(l.free, t)
 	if len(l.free) < 2*spawnBatch {
 		return
 	}
 	k := len(l.free) - spawnBatch
-	w.spare.put(l.free[k:])
+	w.spareTasks.put(l.free[k:])
 	clear(l.free[k:])
 	l.free = l.free[:k]
 }

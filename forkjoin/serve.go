@@ -82,7 +82,7 @@ func (w *Worker) leaveOnGoexit() {
 		w.flushSlack()
 	}
 	w.publishTasks()
-	if w.dirty || w.sp != 0 {
+	if w.dirty || w.forkTop != 0 {
 		w.resetSlabs()
 	}
 	w.clearAsked()

@@ -58,7 +58,7 @@ package forkjoin
 // and nothing is counted twice; what remains is that a count is published
 // when someone may rely on it:
 //
-//   - I: while w has unpublished counts, w caches a Scope (sl.scope is not
+//   - I: while w has unpublished counts, w caches a Scope (spawnState.scope is not
 //     nil). Counts are made only with the task's Scope cached, or just
 //     before over makes it cached (useScope, which publishes when it
 //     switches); the cache is dropped only by flushScope, which publishes.
@@ -107,13 +107,13 @@ const statsBatch = 64
 // comment's spawn, with P growing by k), and in w's statistics. The caller
 // then queues them (queueMany) or runs them.
 func (s *scheduler) countLocal(w *Worker, k int64, p Priority) {
-	if l := &w.sl; l.schedSlack >= k {
+	if l := &w.spawnState; l.schedSlack >= k {
 		l.schedSlack -= k
 	} else {
 		s.pending.Add(k + spawnReserve - 1 - l.schedSlack)
 		l.schedSlack = spawnReserve - 1
 	}
-	w.sl.stats.submitted[p].Add(k)
+	w.spawnState.stats.submitted[p].Add(k)
 }
 
 // queueMany counts ts, spawned tasks of priority p, in and queues them on
@@ -127,17 +127,17 @@ func (s *scheduler) queueMany(w *Worker, p Priority, ts []*task) {
 	if p == Normal && s.lifo.Load() {
 		// The last goes to the LIFO slot (lifo.go).
 		n := len(ts) - 1
-		w.pq[p].PushMany(ts[:n])
+		w.queues[p].PushMany(ts[:n])
 		w.putSlot(ts[n])
 		return
 	}
-	w.pq[p].PushMany(ts)
+	w.queues[p].PushMany(ts)
 }
 
 // countScopeTask tallies a Scope task submitted (k = 0) or completed (k =
 // 1) for a later publication.
 func (w *Worker) countScopeTask(k int, p Priority) {
-	l := &w.sl
+	l := &w.spawnState
 	l.unpub[k][p]++
 	if l.nUnpub++; l.nUnpub >= statsBatch {
 		w.publishCounts()
@@ -146,7 +146,7 @@ func (w *Worker) countScopeTask(k int, p Priority) {
 
 // publishCounts adds w's unpublished counts to its counters.
 func (w *Worker) publishCounts() {
-	l := &w.sl
+	l := &w.spawnState
 	if l.nUnpub == 0 {
 		return
 	}
@@ -172,21 +172,21 @@ func (w *Worker) settleFor(t *task) {
 		w.flushSlack()
 		return
 	}
-	if sp := w.sl.scope; sp != nil && (*spawnTask)(taskPointer(t)).scope != sp {
+	if sp := w.spawnState.scope; sp != nil && (*spawnTask)(taskPointer(t)).scope != sp {
 		w.flushScope()
 	}
 }
 
 // holdsSlack reports whether w holds any slack (or a cached Scope).
-func (w *Worker) holdsSlack() bool { return w.sl.scope != nil || w.sl.schedSlack != 0 }
+func (w *Worker) holdsSlack() bool { return w.spawnState.scope != nil || w.spawnState.schedSlack != 0 }
 
 // flushSlack gives back all of w's slack.
 func (w *Worker) flushSlack() {
-	if w.sl.scope != nil {
+	if w.spawnState.scope != nil {
 		w.flushScope()
 	}
-	if n := w.sl.schedSlack; n != 0 {
-		w.sl.schedSlack = 0
+	if n := w.spawnState.schedSlack; n != 0 {
+		w.spawnState.schedSlack = 0
 		if w.sched.pending.Add(-n) == 0 {
 			w.sched.pendingOver()
 		}
@@ -196,8 +196,8 @@ func (w *Worker) flushSlack() {
 // flushScope gives back w's slack on its cached Scope and forgets it.
 func (w *Worker) flushScope() {
 	w.publishCounts() // before the release (see the file comment)
-	sp, n := w.sl.scope, w.sl.scopeSlack
-	w.sl.scope, w.sl.scopeSlack = nil, 0
+	sp, n := w.spawnState.scope, w.spawnState.scopeSlack
+	w.spawnState.scope, w.spawnState.scopeSlack = nil, 0
 	if n != 0 {
 		sp.release(n) // may complete sp: not touched after
 	}
@@ -205,10 +205,10 @@ func (w *Worker) flushScope() {
 
 // useScope makes sp the Scope whose slack w holds.
 func (w *Worker) useScope(sp *Spawner) {
-	if w.sl.scope != sp {
-		if w.sl.scope != nil {
+	if w.spawnState.scope != sp {
+		if w.spawnState.scope != nil {
 			w.flushScope()
 		}
-		w.sl.scope = sp
+		w.spawnState.scope = sp
 	}
 }

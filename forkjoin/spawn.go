@@ -137,7 +137,7 @@ func afterSpawn(w *Worker, h *task) {
 	}
 	// The owner's own counters; counted before over, so that a joiner
 	// that saw the task over also sees it counted.
-	c := &w.sl.stats
+	c := &w.spawnState.stats
 	switch {
 	case err == nil && st.scope != nil:
 		w.countScopeTask(1, st.prio) // published in a batch (slack.go)
@@ -151,7 +151,7 @@ func afterSpawn(w *Worker, h *task) {
 	st.body.over(w, err)
 	// Counted out of the scheduler's pending as slack (slack.go); w.sched
 	// is the task's: tasks run on their own pool.
-	w.sl.schedSlack++
+	w.spawnState.schedSlack++
 }
 
 // submit queues st, a task submitted from any goroutine (Spawn of a

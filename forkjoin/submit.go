@@ -112,20 +112,20 @@ func SubmitBatch(p *pool.Pool, b *Batch, opts ...SpawnOption) {
 	}
 	s.pending.Add(int64(b.n)) // before the look at the seal (drain.go)
 	s.spawned.submitted[prio].Add(int64(b.n))
-	s.inj.mu.Lock()
+	s.injector.mu.Lock()
 	if s.sealed {
-		s.inj.mu.Unlock()
+		s.injector.mu.Unlock()
 		s.refuse(prio, int64(b.n))
 	}
 	for t := b.head; t != nil; {
 		next := t.next
 		t.next = nil
 		t.prepareSubmit(s, prio)
-		s.inj.q[prio] = append(s.inj.q[prio], &t.st.hdr)
+		s.injector.tasks[prio] = append(s.injector.tasks[prio], &t.st.hdr)
 		t = next
 	}
-	s.inj.n[prio].Add(int64(b.n))
-	s.inj.mu.Unlock()
+	s.injector.queued[prio].Add(int64(b.n))
+	s.injector.mu.Unlock()
 	b.head, b.tail, b.n = nil, nil, 0
 	s.wakeForNew()
 }

@@ -61,7 +61,7 @@ func TestWaitFindsTasksUnderPublishedForks(t *testing.T) {
 			core.Push(w, &t2)
 			w.ask()
 			f2 := plusOne.Start(w, 2)
-			if n := w.dq.Len(); n != 4 {
+			if n := w.deque.Len(); n != 4 {
 				t.Errorf("the deque holds %d entries, want 4 (two Tasks, two published forks)", n)
 			}
 			core.Wait(w, &c)
@@ -91,7 +91,7 @@ func TestStealQueueLastLook(t *testing.T) {
 	}
 	for round := 0; round < rounds; round++ {
 		for i := range items {
-			v.pq[Normal].Push(&items[i], false)
+			v.queues[Normal].Push(&items[i], false)
 		}
 		var start atomic.Bool
 		var wg sync.WaitGroup
@@ -106,10 +106,10 @@ func TestStealQueueLastLook(t *testing.T) {
 			}()
 		}
 		start.Store(true)
-		v.pq[Normal].Pop()
+		v.queues[Normal].Pop()
 		wg.Wait()
 		left := 0
-		for v.pq[Normal].Pop() != nil {
+		for v.queues[Normal].Pop() != nil {
 			left++
 		}
 		for k, e := range empty {
@@ -118,7 +118,7 @@ func TestStealQueueLastLook(t *testing.T) {
 			}
 		}
 		for _, th := range thieves {
-			for th.pq[Normal].Pop() != nil {
+			for th.queues[Normal].Pop() != nil {
 			}
 		}
 	}

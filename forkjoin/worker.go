@@ -32,18 +32,18 @@ type Worker struct {
 	// Hot, owner-only fields first.
 
 	// forks is the private stack of pending forks, oldest first: forks[i]
-	// for i < sp are live; those below published are in dq (or were taken
-	// by thieves). See forkEntry (fork.go).
+	// for i < forkTop are live; those below published are in deque (or
+	// were taken by thieves). See forkEntry (fork.go).
 	forks     []forkEntry
-	sp        int
+	forkTop   int
 	published int
 	joinTop   int              // the Future a slow Future.Join is for (fork.go)
 	slabs     []unsafe.Pointer // *slab[A, R], indexed by the slab id of (A, R)
 	resetters []slabResetter   // the same slabs, for resetSlabs
 	dirty     bool             // a panic left slots allocated: reset at top level
 	// standing: a request for work was taken and nothing has been
-	// published since; armed: the worker set its own poll flag (asked) to keep it
-	// visible. Owner-only; see Worker.requested.
+	// published since; armed: the worker set its own poll flag (asked)
+	// to keep it visible. Owner-only; see Worker.requested.
 	standing, armed bool
 	run             *runState
 	sched           *scheduler
@@ -64,8 +64,8 @@ type Worker struct {
 	limit uintptr
 	_     cacheline.Pad
 
-	dq       *deque.Deque[task]
-	pq       [numPriorities]*deque.SpawnQueue[task] // spawned tasks, by priority
+	deque    *deque.Deque[task]                     // published forks and pushed Tasks
+	queues   [numPriorities]*deque.SpawnQueue[task] // spawned tasks, by priority
 	batchBuf []*task                                // reused by takeInjected
 	forkBuf  []*task                                // reused by underForks
 
@@ -85,10 +85,11 @@ type Worker struct {
 	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
 
 	// Spawned tasks: slack, free list, counters (slack.go). Owner-written
-	// per task, so kept off the lines that thieves read (dq, pq, limit).
-	_     cacheline.Pad
-	sl    spawnLocal
-	spare spareTasks // free scope tasks beyond sl.free, in batches (scopetask.go)
+	// per task, so kept off the lines that thieves read (deque, queues,
+	// limit).
+	_          cacheline.Pad
+	spawnState spawnLocal
+	spareTasks spareTasks // free scope tasks beyond spawnState.free, in batches (scopetask.go)
 	// slot is the LIFO slot (lifo.go): owner-written per spawn, read by
 	// others only in their last look for work.
 	slot lifoSlot
@@ -111,7 +112,7 @@ func (c *workerCounters) snapshot() workerCountersSnapshot {
 func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	w := &Worker{
 		sched:          s,
-		dq:             deque.New[task](),
+		deque:          deque.New[task](),
 		id:             id,
 		poolIndex:      poolIndex,
 		forks:          make([]forkEntry, 64),
@@ -122,8 +123,8 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	if poolIndex >= 0 {
 		w.inUse.Store(true)
 	}
-	for p := range w.pq {
-		w.pq[p] = deque.NewSpawnQueue[task]()
+	for p := range w.queues {
+		w.queues[p] = deque.NewSpawnQueue[task]()
 	}
 	return w
 }

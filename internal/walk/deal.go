@@ -96,9 +96,9 @@ func (st *state[N, H, R]) answer(w *forkjoin.Worker) {
 		if f.lo == f.hi || left < 2 {
 			// No child of f to deal after the next one: an older frame's.
 			// If there is none either and the request still stands, stop
-			// looking (dry) until there is. A request that the heartbeat
-			// answered with a private fork does not stand: the next one
-			// may find another.
+			// looking (dry) until there is. A request that a fork's slow
+			// path answered with a private fork does not stand: the next
+			// one may find another.
 			if !st.offer(w, false) && core.RequestPending(w) {
 				st.dry = true
 			}
