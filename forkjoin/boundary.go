@@ -10,7 +10,7 @@ package forkjoin
 // else there, abandon takes back every published one of them: from the
 // deque, or, once a thief has it, by waiting for the thief to finish,
 // because the fork's slot will be reused. A fork is in the deque or with a
-// thief, never both (deque.go), so abandon finds each published fork in
+// thief, never both (internal/deque), so abandon finds each published fork in
 // one of the two places.
 
 import (

@@ -10,7 +10,7 @@ package forkjoin
 //
 // Why each fork runs once: the index published splits the private stack.
 // Entries below it were pushed into the deque, whose pop and steal give
-// each pushed task to exactly one taker (deque.go); entries at or above it
+// each pushed task to exactly one taker (internal/deque); entries at or above it
 // were never shown to anyone, and their joins run them directly. Only the
 // owner moves published: publishOldest raises it past the entry it pushes
 // into the deque, and the join of a published fork lowers it to that
