@@ -63,3 +63,46 @@
 // See docs/architecture.md for how it works and docs/BENCHMARKS.md for what
 // it costs.
 package forkjoin
+
+// The files of this package, for a maintainer, in the order to read them
+// (each opens with what it holds and why its algorithm is correct):
+//
+// The design.
+//   - scheduler.go: participants, lazy publication (a fork is shared only
+//     when someone asks), sleep and wake-up, the scheduler's state word.
+//   - worker.go: the Worker, what a participant owns.
+//   - task.go: the task header, what queues hold and thieves see.
+//   - internal/deque: the one ring, the Chase–Lev deque of published forks
+//     and the spawn queue of spawned tasks.
+//
+// Forks.
+//   - fork.go: Fork, NewFork, Fork.Join and the fork stack's entries.
+//   - forkword.go: forks whose argument is one machine word.
+//   - forkslab.go: slabs, where other forks keep argument and result.
+//   - future.go: Fork.Start and Future.Join.
+//   - publish.go: the owner's side of a request: publishing its oldest fork.
+//   - for.go, loops.go: For and Reduce over ranges, slices and iterators.
+//
+// Finding, running and waiting for work.
+//   - scan.go: the one scan, in priority order, over every place a task
+//     can wait; priority.go: priorities and the injector.
+//   - boundary.go: the task boundary (execute): runs, panics, cleanup.
+//   - help.go: waiting without blocking (helping), and the one park.
+//   - serve.go: a pool worker's loop and the pacing of its search.
+//   - run.go: Run, RunCtx and the state a run's participants share.
+//
+// Spawned tasks.
+//   - spawn.go: what every spawned task shares and how one runs.
+//   - slack.go: counting tasks in and out without contended atomics.
+//   - spawnoptions.go, handle.go (Spawn), scope.go (Scope, Spawner),
+//     scopetask.go (their recycled structs), lifo.go (the LIFO slot),
+//     submit.go (Task, Submit, Batch), drain.go (Close's drain).
+//   - group.go, grouplane.go: Group, and the lane its tasks wait in.
+//   - graph.go, graphrun.go: Graph, built then run.
+//
+// Edges.
+//   - panic.go: PanicError. misuse*.go, closecheck.go: catching a Worker
+//     used by the wrong goroutine and Close from inside the pool.
+//   - plumbing.go: what packages built on the core (internal/walk, fold)
+//     call through internal/core.
+//   - osyield_*.go: the thread yield of a long search.
