@@ -179,12 +179,7 @@ func BenchmarkFineOneRun(b *testing.B) {
 						} else {
 							s.run(t.root) // warm: this run follows one of its own
 						}
-						start := time.Now()
-						got := s.run(t.root)
-						samples[m][i] = append(samples[m][i], float64(time.Since(start).Nanoseconds()))
-						if got != want {
-							b.Fatal("wrong sum")
-						}
+						samples[m][i] = append(samples[m][i], timedRun(b, s.run, t.root, want))
 					}
 				}
 			}
@@ -219,12 +214,7 @@ func BenchmarkFineLow(b *testing.B) {
 			for range b.N {
 				for i, s := range strategies {
 					s.run(t.root)
-					start := time.Now()
-					got := s.run(t.root)
-					samples[i] = append(samples[i], float64(time.Since(start).Nanoseconds()))
-					if got != want {
-						b.Fatal("wrong sum")
-					}
+					samples[i] = append(samples[i], timedRun(b, s.run, t.root, want))
 				}
 			}
 			for i, s := range strategies {
@@ -234,6 +224,18 @@ func BenchmarkFineLow(b *testing.B) {
 			}
 		})
 	}
+}
+
+// timedRun runs run once on root, fails b if the sum is not want, and
+// returns the run's time in ns.
+func timedRun(b *testing.B, run func(*fineNode) int64, root *fineNode, want int64) float64 {
+	start := time.Now()
+	got := run(root)
+	ns := float64(time.Since(start).Nanoseconds())
+	if got != want {
+		b.Fatal("wrong sum")
+	}
+	return ns
 }
 
 func median(xs []float64) float64 {
