@@ -104,6 +104,11 @@ func PollOf[W any](w *W) Poll[W] {
 	return Poll[W]{word: o.PollWord(w), w: w, slow: o.Requested}
 }
 
+// Word returns the poll word WorkRequested looks at first: a caller whose
+// WorkRequested is not inlined (a generic function's, on its shape) can
+// make that load itself and call WorkRequested only when it reads 0.
+func (p Poll[W]) Word() *uintptr { return p.word }
+
 // WorkRequested reports whether another participant has asked the worker
 // for work and is still waiting for it; the answer to a true is a Push.
 //

@@ -87,7 +87,7 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		var zero N
 		st.kids[f.lo] = zero
 		f.lo++
-		if r, leaf := st.enter(c, int(f.lo-1)); leaf {
+		if r, done := st.descend(c, int(f.lo-1)); done {
 			st.deliver(f, int(f.lo-1), r) // no frame was pushed: f is valid
 		}
 		return true
@@ -129,7 +129,7 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		// (acc reaches p.end), so later results keep waiting.
 		c := p.node
 		p.node = *new(N)
-		if r, leaf := st.enter(c, p.first); leaf {
+		if r, done := st.descend(c, p.first); done {
 			st.deliver(f, p.first, r)
 		}
 		return true

@@ -87,8 +87,8 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 				w.Abort(err)
 			}
 		}
-		r, leaf := st.enter(p.nodes[lo], -1)
-		if !leaf {
+		r, done := st.descend(p.nodes[lo], -1)
+		if !done {
 			r = st.loop(w)
 		}
 		p.results[lo] = r

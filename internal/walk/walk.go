@@ -146,6 +146,7 @@ type state[N, H, R any] struct {
 	ops    *Ops[N, H, R]
 	w      *forkjoin.Worker           // the participant walking with this state
 	poll   core.Poll[forkjoin.Worker] // w's: the look for a request at each node
+	word   *uintptr                   // poll's word: a descent loads it itself (see core.Poll.Word)
 	kids   []N
 	frames frameStack[frame[N, H, R]]
 	low    int // frames below low have no unstarted child
@@ -175,6 +176,30 @@ type state[N, H, R any] struct {
 	lastStreamed *pub[N, H, R]
 
 	dealt *pub[N, H, R] // the pub offer pushed last, for forceDeal
+
+	// A descent (descend.go): open holds the heaps of its open nodes by
+	// depth, rd the depth of the next node to open, foldYield its yield.
+	// While it unwinds, the children yielded go to scratch, each level's
+	// from segStart on (segInProg: its first slot stands for the child
+	// being walked), and the nodes whose children function returned to
+	// levels, deepest first. forced: it unwound for a Schedule's deal,
+	// which the loop makes next.
+	open      []H
+	rd        int
+	foldYield func(N) bool
+	unwinding bool
+	forced    bool
+	scratch   []N
+	segStart  int
+	segInProg bool
+	levels    []level[N, H]
+	// deep: the last descent reached recLimit and no frame of two
+	// children or more has been pushed since: the path is a chain for
+	// now. While deep or dry, the loop enters children by listing them
+	// (enter) rather than descending: a descent along a chain would turn
+	// every level into a frame a recursion later, and one that finds a
+	// standing request unwinds at its first node.
+	deep bool
 
 	// Spare arrays, all zero, kept for the next frame or run: a res
 	// window's (see growRes) and range pubs' results.
@@ -242,10 +267,11 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 			// A request stands that no frame can answer: no look until a
 			// frame gets something to deal (the periodic checkRun below sees
 			// a cancelled run meanwhile).
-		} else if st.poll.WorkRequested() {
+		} else if atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() {
 			st.answer(w)
 			top = st.frames.top()
-		} else if s := st.sched; s != nil && s.Deal() {
+		} else if s := st.sched; s != nil && (st.forced || s.Deal()) {
+			st.forced = false
 			st.forceDeal(w)
 			top = st.frames.top()
 		}
@@ -270,19 +296,31 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 					st.kids = st.kids[:top.base]
 					top.lo, top.hi = top.base, top.base
 				}
-				h := st.init(c)
-				base := len(st.kids)
-				st.entering, st.listing, st.unshared = idx, base, base+1
-				st.children(c, st.yield)
-				if len(st.kids) == base { // a leaf: see enter
-					var zero H
-					st.leaf = h
-					r := st.fin(&st.leaf)
-					st.leaf = zero
-					st.acc(&top.h, r)
+				if st.deep || st.dry {
+					if r, leaf := st.enter(c, idx); leaf {
+						st.acc(&top.h, r)
+						continue
+					}
+					top = st.frames.top()
 					continue
 				}
-				top = st.push(c, h, base, idx)
+				// descend, written out: most nodes of a bushy tree are
+				// leaves, entered here, and a call per leaf costs a
+				// quarter of a leaf's time on the wide node.
+				st.entering = idx
+				st.open[0] = st.init(c)
+				st.rd = 1
+				st.children(c, st.foldYield)
+				st.rd = 0
+				if st.unwinding {
+					st.suspend(c, 0)
+					st.toFrames(idx)
+					top = st.frames.top()
+					continue
+				}
+				r := st.fin(&st.open[0])
+				st.open[0] = *new(H)
+				st.acc(&top.h, r) // no frame was pushed: top is valid, and has no pubs
 				continue
 			}
 		} else if st.step(w, top) {
@@ -348,7 +386,8 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 func (st *state[N, H, R]) push(n N, h H, base, idx int) *frame[N, H, R] {
 	k := len(st.kids)
 	if k-base >= 2 {
-		st.dry = false // a child to deal after the first (see dry)
+		st.dry = false  // a child to deal after the first (see dry)
+		st.deep = false // a branching node (see deep)
 	}
 	if k > maxKids || st.frames.full() {
 		st.roomForFrame(k) // rare: one branch for both on the way
