@@ -280,28 +280,21 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		}
 		if top.pubs == nil {
 			if top.lo < top.hi {
-				c := st.kids[top.lo]
-				var zero N
-				st.kids[top.lo] = zero // the buffer keeps no entered child reachable
-				idx := int(top.lo)
-				top.lo++
-				if top.lo == top.hi && top.base >= cutFrom && !top.ranged {
-					// The last child of a frame that shared none: its
-					// segment is empty now, cut it away, so that a
-					// chain keeps cutFrom slots of the buffer, not one
-					// per level. (Nothing is dealt from a frame without
-					// unstarted children, and no pub reads its slots.)
-					// Near the bottom of the buffer it is not worth
-					// its stores: a bushy tree's walk never cuts.
-					st.kids = st.kids[:top.base]
-					top.lo, top.hi = top.base, top.base
-				}
+				c, idx := st.take(top)
 				if st.deep || st.dry {
-					if r, leaf := st.enter(c, idx); leaf {
+					// enter, written out, as descend is below.
+					h := st.init(c)
+					base := len(st.kids)
+					st.entering, st.listing, st.unshared = idx, base, base+1
+					st.children(c, st.yield)
+					if len(st.kids) == base { // a leaf: see enter
+						st.leaf = h
+						r := st.fin(&st.leaf)
+						st.leaf = *new(H)
 						st.acc(&top.h, r)
 						continue
 					}
-					top = st.frames.top()
+					top = st.push(c, h, base, idx)
 					continue
 				}
 				// descend, written out: most nodes of a bushy tree are
@@ -346,6 +339,26 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		top = st.frames.top()
 		st.deliver(top, idx, r)
 	}
+}
+
+// take takes the next unstarted child of the top frame f for the loop,
+// and returns it with its position.
+func (st *state[N, H, R]) take(f *frame[N, H, R]) (c N, idx int) {
+	c = st.kids[f.lo]
+	st.kids[f.lo] = *new(N) // the buffer keeps no entered child reachable
+	idx = int(f.lo)
+	f.lo++
+	if f.lo == f.hi && f.base >= cutFrom && !f.ranged {
+		// The last child of a frame that shared none: its segment is
+		// empty now, cut it away, so that a chain keeps cutFrom slots of
+		// the buffer, not one per level. (Nothing is dealt from a frame
+		// without unstarted children, and no pub reads its slots.) Near
+		// the bottom of the buffer it is not worth its stores: a bushy
+		// tree's walk never cuts.
+		st.kids = st.kids[:f.base]
+		f.lo, f.hi = f.base, f.base
+	}
+	return c, idx
 }
 
 // checkRun unwinds the walk if its run is cancelled or its context done; the
