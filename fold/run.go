@@ -15,13 +15,14 @@ import (
 // node's Accumulate calls happen in child order, after its Init and before
 // its Finalize, one at a time, on whichever goroutine owns the node's heap.
 //
-// The calling goroutine takes part. Unvisited children are handed to other
-// participants only when they ask for work (internal/walk explains how), so
-// a run that nobody helps costs little more than Seq; on a pool of
-// parallelism 1, where nobody can ask, Run folds with Seq's executor.
-// Depth is limited only by memory (explicit stacks, and recursion on the
-// goroutine stack only near the root), and a node's heap is released as
-// soon as the node is finalised.
+// The calling goroutine takes part. Each participant folds a subtree by
+// recursion as Seq does, and lists the unvisited children on its path
+// only when another participant asks for work, to hand it the oldest
+// (internal/walk explains how), so a run that nobody helps costs little
+// more than Seq; on a pool of parallelism 1, where nobody can ask, Run
+// folds with Seq's executor. Depth is limited only by memory (explicit
+// stacks, and at most 64 levels of recursion on the goroutine stack at a
+// time), and a node's heap is released as soon as the node is finalised.
 //
 // A children function that reaches a node again below itself (a cycle)
 // stops the run with an error wrapping tree.ErrCycle, re-raised like a

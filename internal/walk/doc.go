@@ -5,23 +5,37 @@
 //
 // # How one participant walks
 //
-// A walk keeps an explicit stack of frames — never the goroutine stack, so
-// a 10^6-deep chain costs 10^6 frames of heap memory and nothing else. A
-// frame is a node in progress: its heap H and the segment of a shared
-// buffer that holds its children, collected when the node is entered
-// (after its Init). The walk takes the next unstarted child of the top
-// frame and enters it; when a frame has no unstarted child left, it is
+// A walk keeps an explicit stack of frames. A frame is a node in progress:
+// its heap H and the segment of a shared buffer that holds its unstarted
+// children. The walk takes the next unstarted child of the top frame and
+// descends into it (descend.go): it folds the child's subtree by recursion
+// on the goroutine stack, each node's children folded as the children
+// function yields them, the way Seq does, with one load per node to see
+// whether another participant asks for work. A subtree nobody asks for is
+// folded with no listing and no frame, and its result is accumulated into
+// the top frame. When a frame has no unstarted child left, it is
 // finalised, popped (its heap is released at once), and its result is
 // accumulated into the frame below. Children are therefore accumulated in
 // the order the children function yields them, one at a time, on the
 // goroutine that owns the heap: Accumulate never runs concurrently on one
 // heap.
 //
+// When a descent finds a request (or its recursion is 64 levels deep), it
+// unwinds: every node open on the recursion lists the children it has not
+// yielded yet, and the path becomes frames, each listing its unstarted
+// children after the one being walked — the stack the walk would have
+// built had it listed every node's children on entering it. So depth costs
+// heap memory, not goroutine stack: a 10^6-deep chain is 10^6 frames. Each
+// node becomes a frame at most once. While a request stands that no frame
+// can answer (dry, below), and along a chain once a descent has reached
+// its depth bound, the walk lists a node's children when it enters it
+// (enter) instead of descending: a descent would only unwind at once.
+//
 // # How work moves
 //
 // At every node the walk asks the core whether another participant wants
-// work (core.Poll.WorkRequested: one load of the worker's own memory) —
-// except while a request stands that it found nothing to answer with (a
+// work (core.Poll.WorkRequested: one load of the worker's own memory; in
+// a descent the yield asks, and unwinds to answer) — except while a request stands that it found nothing to answer with (a
 // chain): then it does not look until it has a node of two children or
 // more, and sees a cancelled run at its periodic check instead. When
 // asked, it deals out the FIRST unstarted children of the OLDEST frame that has
