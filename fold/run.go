@@ -48,7 +48,7 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 	if w.Parallelism() > 1 {
 		return walk.Run(w, opsOf(f, g), root)
 	}
-	s := takeSeqFolder(w, f, g)
+	s := takeSeqFolder(f, g)
 	s.poll = func() {
 		if w.Cancelled() {
 			w.Abort(nil)
@@ -61,7 +61,7 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 		s.deep.poll = s.poll
 	}
 	r := s.fold(root) // if it panics, s is dropped
-	putSeqFolder(w, s)
+	putSeqFolder(s)
 	return r
 }
 

@@ -133,17 +133,9 @@ type frame[H any] struct {
 // unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Seq", f, g)
-	sp := seqPoolOf[N, H, R]()
-	s, _ := sp.Get().(*seqFolder[N, H, R])
-	if s == nil {
-		s = newSeqFolder(f, g)
-	} else {
-		s.set(f, g)
-	}
+	s := takeSeqFolder(f, g)
 	r := s.fold(root) // if it panics, s is dropped
-	if s.release() {
-		sp.Put(s)
-	}
+	putSeqFolder(s)
 	return r
 }
 

@@ -4,63 +4,18 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/forkjoin-go/forkjoin/forkjoin"
-	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
-// Run's sequential path keeps one seqFolder per participant and type
-// (core.Local), so that the explicit stacks below the recursion's depth
-// grow once and then stay: a deep chain costs its frames once per
-// participant, not once per run. A fold nested in another on the same
-// participant makes its own.
-var seqKeys sync.Map // reflect.Type of seqFolder[N, H, R] -> *seqKey
-
-type seqKey struct{ _ byte }
+// Seq, and Run on a pool of parallelism 1, keep spare seqFolders in a
+// sync.Pool per type, so that the explicit stacks of a deep tree are made
+// once, not at every call (nor for every new pool). A fold nested in
+// another takes its own.
+var seqPools sync.Map // reflect.Type of seqFolder[N, H, R] -> *sync.Pool
 
 // maxSpareFrames bounds the frames (and listed children) of a spare
 // seqFolder's explicit stacks.
 const maxSpareFrames = 1 << 22
-
-type seqSpare[N, H, R any] struct{ s *seqFolder[N, H, R] }
-
-func seqSpareOf[N, H, R any](w *forkjoin.Worker) *seqSpare[N, H, R] {
-	t := reflect.TypeFor[seqFolder[N, H, R]]()
-	k, ok := seqKeys.Load(t)
-	if !ok {
-		k, _ = seqKeys.LoadOrStore(t, new(seqKey))
-	}
-	return core.Local(w, k, func() any { return new(seqSpare[N, H, R]) }).(*seqSpare[N, H, R])
-}
-
-// takeSeqFolder returns w's spare seqFolder set up for f and g, or a new
-// one.
-func takeSeqFolder[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
-	sp := seqSpareOf[N, H, R](w)
-	s := sp.s
-	if s == nil {
-		return newSeqFolder(f, g)
-	}
-	sp.s = nil
-	s.set(f, g)
-	return s
-}
-
-// putSeqFolder keeps s, whose fold returned normally (its stacks are
-// empty and cleared), as w's spare, dropping its references to the fold.
-func putSeqFolder[N, H, R any](w *forkjoin.Worker, s *seqFolder[N, H, R]) {
-	if !s.release() {
-		return
-	}
-	sp := seqSpareOf[N, H, R](w)
-	if sp.s == nil {
-		sp.s = s
-	}
-}
-
-// Seq keeps spare seqFolders in a sync.Pool per type, so that the
-// explicit stacks of a deep tree are made once, not at every call.
-var seqPools sync.Map // reflect.Type of seqFolder[N, H, R] -> *sync.Pool
 
 func seqPoolOf[N, H, R any]() *sync.Pool {
 	t := reflect.TypeFor[seqFolder[N, H, R]]()
@@ -69,6 +24,25 @@ func seqPoolOf[N, H, R any]() *sync.Pool {
 	}
 	p, _ := seqPools.LoadOrStore(t, new(sync.Pool))
 	return p.(*sync.Pool)
+}
+
+// takeSeqFolder returns a spare seqFolder set up for f and g, or a new
+// one.
+func takeSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
+	s, _ := seqPoolOf[N, H, R]().Get().(*seqFolder[N, H, R])
+	if s == nil {
+		return newSeqFolder(f, g)
+	}
+	s.set(f, g)
+	return s
+}
+
+// putSeqFolder keeps s, whose fold returned normally (its stacks are
+// empty and cleared), as a spare, dropping its references to the fold.
+func putSeqFolder[N, H, R any](s *seqFolder[N, H, R]) {
+	if s.release() {
+		seqPoolOf[N, H, R]().Put(s)
+	}
 }
 
 // set makes s, a spare seqFolder, fold with f and g.

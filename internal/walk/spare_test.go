@@ -66,7 +66,22 @@ func TestSparesHoldNothing(t *testing.T) {
 			if got := *Run(w, newOps(), 0); got != want {
 				t.Errorf("sum %d, want %d", got, want)
 			}
-			for _, st := range stackOf[int, *int64, *int64](w).free {
+			// The states this goroutine's P can reach in the pool; those
+			// another P holds are checked when a round runs there.
+			var states []*state[int, *int64, *int64]
+			for {
+				st, _ := statePoolOf[int, *int64, *int64]().Get().(*state[int, *int64, *int64])
+				if st == nil {
+					break
+				}
+				states = append(states, st)
+			}
+			defer func() {
+				for _, st := range states {
+					statePoolOf[int, *int64, *int64]().Put(st)
+				}
+			}()
+			for _, st := range states {
 				if cap(st.spareRes) > 0 || len(st.spareResults) > 0 {
 					kept = true
 				}
