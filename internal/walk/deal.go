@@ -214,9 +214,9 @@ func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
 		ps.held = st.share(len(st.kids), true)
 		st.lastStreamed.next = ps.held
 	}
-	f.hi = f.base + 1
+	f.hi = f.base + 1 // the frame was just pushed: not ranged yet
 	f.pubs = ps
-	f.ranged = true
+	f.base |= rangedBit
 	st.streamed, st.lastStreamed = nil, nil
 }
 
@@ -270,7 +270,7 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			p.task.Init(runPub[N, H, R])
 		} else {
 			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
-			f.ranged = true
+			f.base |= rangedBit
 		}
 		p.first, p.end = first, first+k
 		f.lo += pos(k)

@@ -101,17 +101,27 @@ type pub[N, H, R any] struct {
 
 type frame[N, H, R any] struct {
 	h H
-	// Positions in the buffer are 32-bit (pos, see maxKids): a frame of
-	// an 8-byte heap takes 40 bytes, which is what a 10^6-deep chain
-	// costs per level.
-	base   pos // start of this frame's children in the buffer
+	// Positions in the buffer are 32-bit (pos, see maxKids), and the
+	// ranged mark is base's top bit: a frame of an 8-byte heap takes 32
+	// bytes, which is what a 10^6-deep chain costs per level.
+	base   pos // start of this frame's children in the buffer, and rangedBit
 	lo, hi pos // unstarted own children: kids[lo:hi]
 	idx    pos // this node's position in its parent's children (kids); unused for a walk's root
 	// pubs: what a frame keeps once it has published some of its children
 	// (nil before, and again once all of them are accumulated).
-	pubs   *pubs[N, H, R]
-	ranged bool // a range pub holds some children in place
+	pubs *pubs[N, H, R]
 }
+
+// rangedBit, set in a frame's base, marks a frame from which a range pub
+// was made: the pub reads its children in place, so only the owner clears
+// them, when it pops the frame. Positions are below maxKids < rangedBit.
+const rangedBit pos = 1 << 31
+
+// start returns the position of f's first child in the buffer.
+func (f *frame[N, H, R]) start() int { return int(f.base &^ rangedBit) }
+
+// ranged reports whether a range pub was made from f (see rangedBit).
+func (f *frame[N, H, R]) ranged() bool { return f.base&rangedBit != 0 }
 
 // pubs is the published part of a frame. A frame's children are, in child
 // order: those accumulated; then the behind zone, kids[acc:lo], which holds
@@ -323,13 +333,13 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		r := st.fin(&top.h)
 		idx := int(top.idx)
 		n := st.frames.len() - 1
-		if top.ranged {
+		if top.ranged() {
 			// A range pub read its children in place (its runner may be
 			// another goroutine, so only the owner clears them, now).
-			clear(st.kids[top.base:])
+			clear(st.kids[top.start():])
 		}
-		st.kids = st.kids[:top.base] // other slots were cleared when taken
-		st.frames.pop()              // release the heap now
+		st.kids = st.kids[:top.start()] // other slots were cleared when taken
+		st.frames.pop()                 // release the heap now
 		if st.low > n {
 			st.low = n
 		}
@@ -348,7 +358,7 @@ func (st *state[N, H, R]) take(f *frame[N, H, R]) (c N, idx int) {
 	st.kids[f.lo] = *new(N) // the buffer keeps no entered child reachable
 	idx = int(f.lo)
 	f.lo++
-	if f.lo == f.hi && f.base >= cutFrom && !f.ranged {
+	if f.lo == f.hi && f.base >= cutFrom && f.base < rangedBit { // not ranged
 		// The last child of a frame that shared none: its segment is
 		// empty now, cut it away, so that a chain keeps cutFrom slots of
 		// the buffer, not one per level. (Nothing is dealt from a frame
