@@ -68,6 +68,13 @@ type Fork[A, R any] struct {
 // ignored; a stale ptr keeps its object alive until the entry is reused or
 // the worker's top level clears it (dropStale).
 //
+// A word fork writes only word and the field of its argument; the other
+// fields keep what an earlier fork left in the entry, and nothing reads
+// them: ptr is read only in a pointer Future's entry, arg only in a Join's
+// or a scalar Future's, and hdr only in an entry that was published (its
+// publication wrote hdr) or that a slab fork pushed (pushFork writes the
+// whole entry).
+//
 // Join stores its argument as bits even when A is a pointer (a pointer,
 // map, channel, function or unsafe.Pointer), so that a fork stores it
 // without a write barrier. That hides no pointer from the collector: a

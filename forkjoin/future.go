@@ -49,22 +49,25 @@ func (f *Fork[A, R]) Start(w *Worker, a A) Future[A, R] {
 }
 
 // startFuture is Start's fast path, for a pointer-shaped A (fastMask):
-// one entry stored, as one composite literal. It is written to fit Go's
-// inlining budget, so that Start inlines into the user's function: the
-// slow path is a parameter (the inliner charges a call through a
-// parameter less than one through a field), and one load and one compare
-// test for everything unusual (no room, a request, a non-pointer A; see
-// Worker.limit and Fork.fastMask). The argument goes into ptr, typed (see
-// forkEntry). `go build -gcflags=-m=2 ./forkjoin` reports the costs;
-// TestFutureForkInlines checks that Start and Join stay inlinable.
+// the entry's word and ptr stored, as one composite literal. It is written
+// to fit Go's inlining budget, so that Start inlines into the user's
+// function: the slow path is a parameter (the inliner charges a call
+// through a parameter less than one through a field), and one load and
+// one compare test for everything unusual (no room, a request, a
+// non-pointer A; see Worker.limit and Fork.fastMask). The argument goes
+// into ptr, typed (see forkEntry), through forkHeadOf[A], so that a is
+// stored as it is: reading its word through a pointer to a would make
+// the compiler keep a copy of a in memory. `go build -gcflags=-m=2
+// ./forkjoin` reports the costs; TestFutureForkInlines checks that Start
+// and Join stay inlinable.
 func startFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
 	i := w.forkTop
 	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
 		return slow(w, a)
 	}
-	// A is pointer-shaped here (fastMask is 0 otherwise), so its word is
-	// a pointer.
-	w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+	// A is pointer-shaped here (fastMask is 0 otherwise): forkHeadOf[A]
+	// is the entry's word and ptr.
+	*(*forkHeadOf[A])(unsafe.Pointer(&w.forks[i])) = forkHeadOf[A]{f.refBits, a}
 	i++
 	w.forkTop = i
 	return Future[A, R]{f, i, a}
@@ -89,9 +92,10 @@ func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	w.growForks()
 	i := w.forkTop
 	if f.wordShape == wordPointer {
-		w.forks[i] = forkEntry{word: f.refBits, ptr: *(*unsafe.Pointer)(unsafe.Pointer(&a))}
+		*(*forkHeadOf[A])(unsafe.Pointer(&w.forks[i])) = forkHeadOf[A]{f.refBits, a}
 	} else {
-		w.forks[i] = forkEntry{word: wordPtr(&f.word), arg: wordBits(a)}
+		e := &w.forks[i]
+		e.word, e.arg = wordPtr(&f.word), wordBits(a)
 	}
 	w.forkTop = i + 1
 	if w.asked() {
@@ -99,6 +103,24 @@ func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	}
 	return Future[A, R]{f, i + 1, a}
 }
+
+// forkHeadOf[A] is the first two fields of a forkEntry, word and ptr,
+// with ptr typed as A: for a pointer-shaped A (a pointer, map, channel,
+// function or unsafe.Pointer; see wordShapeOf) it has forkEntry's layout
+// there, and a store of A into ptr is a store of a pointer into a pointer
+// field, with the write barrier the collector needs. Only Future forks of
+// such an A use it.
+type forkHeadOf[A any] struct {
+	word uintptr
+	ptr  A
+}
+
+// forkHeadOf's ptr lies where forkEntry's does: a negative array length
+// does not compile, so the two differences below are both 0.
+var (
+	_ [unsafe.Offsetof(forkEntry{}.ptr) - unsafe.Offsetof(forkHeadOf[*byte]{}.ptr)]struct{}
+	_ [unsafe.Offsetof(forkHeadOf[*byte]{}.ptr) - unsafe.Offsetof(forkEntry{}.ptr)]struct{}
+)
 
 // Join returns the forked call's result, running it here if no other
 // participant took it, or helping until the one that did has finished.
