@@ -107,3 +107,14 @@ func (w *Worker) local(key any, create func() any) any {
 }
 
 type localValue struct{ key, val any }
+
+// releaseLocals calls Release on the local values that have one and drops
+// them all (see core.Local); Close calls it once every task is over.
+func (w *Worker) releaseLocals() {
+	for _, l := range w.locals {
+		if r, ok := l.val.(interface{ Release() }); ok {
+			r.Release()
+		}
+	}
+	w.locals = nil
+}

@@ -155,6 +155,7 @@ func (s *scheduler) Close() {
 	// kept for later Runs (scopetask.go, spareTasks).
 	for _, w := range *s.participants.Load() {
 		w.spareTasks.release()
+		w.releaseLocals()
 	}
 }
 

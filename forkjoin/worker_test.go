@@ -269,3 +269,29 @@ func TestWorkRequestAfterPush(t *testing.T) {
 	}
 	t.Logf("%d rounds with a thief", thiefRounds)
 }
+
+// releaser counts its Release calls.
+type releaser struct{ n atomic.Int32 }
+
+func (r *releaser) Release() { r.n.Add(1) }
+
+// TestCloseReleasesLocals: Close calls Release, once, on each value a
+// participant kept with core.Local that has one (walk states go to a
+// sync.Pool there, for the next pool).
+func TestCloseReleasesLocals(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	key := new(byte)
+	var kept []*releaser
+	Run(p, func(w *Worker) {
+		r := core.Local(w, key, func() any { return new(releaser) }).(*releaser)
+		kept = append(kept, r)
+	})
+	if kept[0].n.Load() != 0 {
+		t.Fatal("Release called while the pool is open")
+	}
+	p.Close()
+	if n := kept[0].n.Load(); n != 1 {
+		t.Fatalf("Release called %d times by Close, want 1", n)
+	}
+}

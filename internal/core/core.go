@@ -70,7 +70,10 @@ func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
 // to make it on first use: storage private to one participant (no locking;
 // only code running on that participant may use the value), for scratch
 // memory reused from run to run. key must be comparable; use a pointer of
-// your own, like a context key.
+// your own, like a context key. A value with a Release() method has it
+// called when the participant's pool is closed, once every task is over,
+// on the goroutine that closes it: the place to hand the scratch memory to
+// a later pool.
 func Local[W any](w *W, key any, create func() any) any { return ops[W]().Local(w, key, create) }
 
 // RequestPending reports whether a request for work that WorkRequested

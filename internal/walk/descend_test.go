@@ -108,7 +108,7 @@ func TestDescentUnwindsToFrames(t *testing.T) {
 			if got, want := st.loop(w), orderSeq(kids, 0); got != want {
 				t.Fatalf("fold = %s, want %s", got, want)
 			}
-			putState(st)
+			putState(w, st)
 			return nil
 		})
 	})

@@ -94,7 +94,7 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 		p.results[lo] = r
 		lo++
 	}
-	putState(st)
+	putState(w, st)
 	st = nil
 	for subs != nil {
 		s := subs

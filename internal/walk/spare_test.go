@@ -3,6 +3,7 @@ package walk
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,22 +67,7 @@ func TestSparesHoldNothing(t *testing.T) {
 			if got := *Run(w, newOps(), 0); got != want {
 				t.Errorf("sum %d, want %d", got, want)
 			}
-			// The states this goroutine's P can reach in the pool; those
-			// another P holds are checked when a round runs there.
-			var states []*state[int, *int64, *int64]
-			for {
-				st, _ := statePoolOf[int, *int64, *int64]().Get().(*state[int, *int64, *int64])
-				if st == nil {
-					break
-				}
-				states = append(states, st)
-			}
-			defer func() {
-				for _, st := range states {
-					statePoolOf[int, *int64, *int64]().Put(st)
-				}
-			}()
-			for _, st := range states {
+			for _, st := range stackOf[int, *int64, *int64](w).free {
 				if cap(st.spareRes) > 0 || len(st.spareResults) > 0 {
 					kept = true
 				}
@@ -109,5 +95,26 @@ func TestSparesHoldNothing(t *testing.T) {
 	}
 	if !kept {
 		t.Error("no spare array was kept for the next run")
+	}
+}
+
+// TestReleaseGivesStatesToThePool: when a pool is closed, the states its
+// participants kept go to the type's sync.Pool, where a later pool's
+// participants find them (getState). Two states are released, so that
+// one at least is where any goroutine's Get finds it (a sync.Pool keeps
+// one value per P aside); collections are off meanwhile.
+func TestReleaseGivesStatesToThePool(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	sp := statePoolOf[int8, int16, int32]()
+	for sp.Get() != nil {
+	}
+	a, b := new(state[int8, int16, int32]), new(state[int8, int16, int32])
+	ss := &stateStack[int8, int16, int32]{free: []*state[int8, int16, int32]{a, b}}
+	ss.Release()
+	if len(ss.free) != 0 {
+		t.Fatalf("%d states left on the stack after Release", len(ss.free))
+	}
+	if got := sp.Get(); got != a && got != b {
+		t.Fatalf("the pool gave %v, want one of the released states", got)
 	}
 }

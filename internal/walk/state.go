@@ -9,20 +9,53 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/core"
 )
 
-// This file keeps walk states for reuse, per type.
+// This file keeps walk states for reuse, per participant and type.
 
-// States are reused through a sync.Pool per type, so that a walk's buffers
-// grow once and then stay: a deep chain costs its frames once, not once
-// per run, and not once per pool either (a pool's workers, and their
-// per-participant storage, go when the pool is closed; Seq keeps its
-// stacks the same way). A walk nested in another on the same participant
-// (a range it took back, a task it helps with while it waits) takes
-// another state. A state is put back only after a walk that returned
-// normally, cleared (putState); buffers above maxKept entries are not
-// kept.
-var statePools sync.Map // reflect.Type of state[N, H, R] -> *sync.Pool
+// States are reused, so that a walk's buffers grow once and then stay: a
+// deep chain costs its frames once, not once per run. Each participant
+// keeps a stack of free states per type (core.Local), which no collection
+// empties; a walk nested in another on the same participant (a range it
+// took back, a task it helps with while it waits) takes another one. When
+// the pool is closed, the states its participants kept go to a sync.Pool
+// per type (Release), where the participants of a later pool find them:
+// a new pool need not make a deep chain's frames anew either (Seq keeps
+// its stacks in a sync.Pool too). A state is kept only after a walk that
+// returned normally, cleared (putState); buffers above maxKept entries
+// are not kept.
+var (
+	stateKeys  sync.Map // reflect.Type of state[N, H, R] -> *stateKey
+	statePools sync.Map // reflect.Type of state[N, H, R] -> *sync.Pool
+)
+
+type stateKey struct{ _ byte }
+
+// stateStack is a participant's free states of one type.
+type stateStack[N, H, R any] struct{ free []*state[N, H, R] }
+
+// Release gives the stack's states to the type's sync.Pool; the core calls
+// it when the participant's pool is closed, every task being over.
+func (ss *stateStack[N, H, R]) Release() {
+	for i, st := range ss.free {
+		statePoolOf[N, H, R]().Put(st)
+		ss.free[i] = nil
+	}
+	ss.free = nil
+}
 
 const maxKept = 1 << 22
+
+func keyFor[N, H, R any]() *stateKey {
+	t := reflect.TypeFor[state[N, H, R]]()
+	if k, ok := stateKeys.Load(t); ok {
+		return k.(*stateKey)
+	}
+	k, _ := stateKeys.LoadOrStore(t, new(stateKey))
+	return k.(*stateKey)
+}
+
+func stackOf[N, H, R any](w *forkjoin.Worker) *stateStack[N, H, R] {
+	return core.Local(w, keyFor[N, H, R](), func() any { return new(stateStack[N, H, R]) }).(*stateStack[N, H, R])
+}
 
 func statePoolOf[N, H, R any]() *sync.Pool {
 	t := reflect.TypeFor[state[N, H, R]]()
@@ -34,7 +67,15 @@ func statePoolOf[N, H, R any]() *sync.Pool {
 }
 
 func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R] {
-	st, _ := statePoolOf[N, H, R]().Get().(*state[N, H, R])
+	ss := stackOf[N, H, R](w)
+	var st *state[N, H, R]
+	if n := len(ss.free); n > 0 {
+		st = ss.free[n-1]
+		ss.free[n-1] = nil
+		ss.free = ss.free[:n-1]
+	} else {
+		st, _ = statePoolOf[N, H, R]().Get().(*state[N, H, R])
+	}
 	if st == nil {
 		st = &state[N, H, R]{}
 		st.yield = func(c N) bool {
@@ -56,7 +97,7 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 
 // putState gives back a state whose walk finished normally: every frame
 // was popped (and zeroed) and every child reference cleared.
-func putState[N, H, R any](st *state[N, H, R]) {
+func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	if st.frames.capacity() > maxKept || cap(st.kids) > maxKept {
 		return
 	}
@@ -75,5 +116,6 @@ func putState[N, H, R any](st *state[N, H, R]) {
 	st.frames.reset()
 	st.low, st.ticks, st.dry, st.forced, st.deep = 0, 0, false, false, false
 	st.cycle.Reset()
-	statePoolOf[N, H, R]().Put(st)
+	ss := stackOf[N, H, R](w)
+	ss.free = append(ss.free, st)
 }

@@ -226,7 +226,7 @@ const ctxEvery = 256
 func walk[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
 	st := getState[N, H, R](w, ops)
 	r := st.run(w, root) // if it panics, st is dropped: a thief may still use its pubs
-	putState(st)
+	putState(w, st)
 	return r
 }
 
