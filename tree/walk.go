@@ -11,9 +11,9 @@ import (
 )
 
 // The parallel walks run on the same engine as fold.Run (internal/walk):
-// an explicit stack per participant (no recursion, so depth is limited only
-// by memory), unvisited children handed to other participants when they
-// ask for work.
+// an explicit stack per participant, with at most 64 levels of recursion
+// at a time, so depth is limited only by memory; unvisited children are
+// handed to other participants when they ask for work.
 
 // Walk calls visit once for every node of the tree below root (root
 // included), in parallel on p. Calls for different nodes may run at the

@@ -28,8 +28,9 @@ import (
 //     drains pending before it returns or re-panics: no callback of a fold
 //     runs after Run is gone, whatever failed.
 //
-// Depth costs heap memory only: frames live on an explicit stack in chunks
-// that never move (frames.go), never on the goroutine stack.
+// Depth costs heap memory: frames live on an explicit stack in chunks that
+// never move (frames.go); a descent (descend.go) recurses on the goroutine
+// stack at most recLimit levels before its path becomes frames.
 
 // Ops are a fold's callbacks and the children function. An Ops value
 // serves one call of Run.
