@@ -269,8 +269,9 @@ func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 //
 // The top frame is kept in top and taken again only where the stack
 // changes (frames never move while on it). A node taken from the top
-// frame's own range is entered right here, as enter would: a leaf, most
-// of the nodes of a bushy tree, costs no call into enter.
+// frame's own range is descended into right here, as descend would (or,
+// while dry or deep, entered as enter would): a leaf, most of the nodes of
+// a bushy tree, costs no call.
 func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	top := st.frames.top()
 	for {
