@@ -1,9 +1,9 @@
 package fold
 
 import (
-	"reflect"
 	"sync"
 
+	"github.com/forkjoin-go/forkjoin/internal/typepool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
@@ -11,20 +11,11 @@ import (
 // sync.Pool per type, so that the explicit stacks of a deep tree are made
 // once, not at every call (nor for every new pool). A fold nested in
 // another takes its own.
-var seqPools sync.Map // reflect.Type of seqFolder[N, H, R] -> *sync.Pool
+func seqPoolOf[N, H, R any]() *sync.Pool { return typepool.For[seqFolder[N, H, R]]() }
 
 // maxSpareFrames bounds the frames (and listed children) of a spare
 // seqFolder's explicit stacks.
 const maxSpareFrames = 1 << 22
-
-func seqPoolOf[N, H, R any]() *sync.Pool {
-	t := reflect.TypeFor[seqFolder[N, H, R]]()
-	if p, ok := seqPools.Load(t); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := seqPools.LoadOrStore(t, new(sync.Pool))
-	return p.(*sync.Pool)
-}
 
 // takeSeqFolder returns a spare seqFolder set up for f and g, or a new
 // one.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/core"
+	"github.com/forkjoin-go/forkjoin/internal/typepool"
 )
 
 // This file keeps walk states for reuse, per participant and type.
@@ -22,10 +23,7 @@ import (
 // its stacks in a sync.Pool too). A state is kept only after a walk that
 // returned normally, cleared (putState); buffers above maxKept entries
 // are not kept.
-var (
-	stateKeys  sync.Map // reflect.Type of state[N, H, R] -> *stateKey
-	statePools sync.Map // reflect.Type of state[N, H, R] -> *sync.Pool
-)
+var stateKeys sync.Map // reflect.Type of state[N, H, R] -> *stateKey
 
 type stateKey struct{ _ byte }
 
@@ -57,14 +55,7 @@ func stackOf[N, H, R any](w *forkjoin.Worker) *stateStack[N, H, R] {
 	return core.Local(w, keyFor[N, H, R](), func() any { return new(stateStack[N, H, R]) }).(*stateStack[N, H, R])
 }
 
-func statePoolOf[N, H, R any]() *sync.Pool {
-	t := reflect.TypeFor[state[N, H, R]]()
-	if p, ok := statePools.Load(t); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := statePools.LoadOrStore(t, new(sync.Pool))
-	return p.(*sync.Pool)
-}
+func statePoolOf[N, H, R any]() *sync.Pool { return typepool.For[state[N, H, R]]() }
 
 func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R] {
 	ss := stackOf[N, H, R](w)
