@@ -16,7 +16,10 @@ import (
 // Future must be joined before the task that forked it returns; one that
 // is not fails the run with a panic saying so. A Join out of order, or a
 // second Join, panics too, at the latest when the forks it mixed up are
-// joined.
+// joined. Until the task returns, a Future's Fork must stay reachable
+// (docs/guarantees.md, section 8): a Fork kept in a variable, as usual, is;
+// one made for a single call inside the task and whose Future is dropped
+// may not be.
 //
 // With a Future the forked function's own recursion can call itself
 // directly, and for a pointer argument (a tree node, say) Start and Join
