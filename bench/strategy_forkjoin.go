@@ -133,7 +133,7 @@ func init() {
 			f := fold.New(p.Init,
 				func(h *uint64, c uint64) { *h = p.Accumulate(*h, c) },
 				func(h *uint64) uint64 { return p.Finalize(*h) })
-			g := tree.Treeish[int](func(n int, yield func(int) bool) {
+			g := tree.FromFunc(func(n int, yield func(int) bool) {
 				first, count := p.Children(n)
 				for c := first; c < first+count; c++ {
 					if !yield(c) {

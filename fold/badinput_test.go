@@ -33,7 +33,7 @@ func TestBadInputPolicy(t *testing.T) {
 	var zero fold.Fold[int, int, int]
 	okErr := fold.Lift(ok)
 	var zeroErr fold.FoldErr[int, int, int]
-	g := tree.Treeish[int](func(int, func(int) bool) {})
+	g := tree.FromFunc(func(int, func(int) bool) {})
 	var nilG tree.Treeish[int]
 	id := func(n int) int { return n }
 	visit := func(int) {}

@@ -93,7 +93,7 @@ func (s *treeishFolder[N, H, R]) fold(n N, d int) R {
 	} else {
 		s.hs[d] = s.f.Init(n)
 	}
-	s.g(n, s.yields[d])
+	s.g.Each(n, s.yields[d])
 	return s.f.Finalize(&s.hs[d])
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/pool"
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // BenchmarkCell runs single cells of hylic's matrix (and the wide node)
@@ -34,14 +35,14 @@ func BenchmarkCell(b *testing.B) {
 			}
 			return x
 		}
-		children := func(x int, yield func(int) bool) {
+		children := tree.FromFunc(func(x int, yield func(int) bool) {
 			spin(uint64(x), c.children)
 			for k := x*c.bf + 1; k <= x*c.bf+c.bf && k < c.n; k++ {
 				if !yield(k) {
 					return
 				}
 			}
-		}
+		})
 		f := fold.New(
 			func(x int) uint64 { return spin(uint64(x), c.init) },
 			func(h *uint64, r uint64) { *h = (*h<<7 | *h>>57 ^ spin(r, c.acc)) * 0x100000001b3 },
@@ -81,13 +82,13 @@ func BenchmarkCell(b *testing.B) {
 // "Cold runs"), so the median run is reported beside the mean.
 func BenchmarkColdRun(b *testing.B) {
 	const bf, n = 8, 100_000
-	children := func(x int, yield func(int) bool) {
+	children := tree.FromFunc(func(x int, yield func(int) bool) {
 		for k := x*bf + 1; k <= x*bf+bf && k < n; k++ {
 			if !yield(k) {
 				return
 			}
 		}
-	}
+	})
 	f := fold.New(
 		func(x int) uint64 { return uint64(x) },
 		func(h *uint64, r uint64) { *h = (*h<<7 | *h>>57 ^ r) * 0x100000001b3 },

@@ -22,17 +22,19 @@ func cyclicShapes() []struct {
 	name string
 	run  func(do func(g tree.Treeish[int], root int))
 } {
-	ring := func(n int) tree.Treeish[int] {
+	ring := func(n int) func(int, func(int) bool) {
 		return func(i int, yield func(int) bool) { yield((i + 1) % n) }
 	}
 	type shape = struct {
 		name string
 		run  func(do func(g tree.Treeish[int], root int))
 	}
-	plain := func(name string, g tree.Treeish[int]) shape {
-		return shape{name, func(do func(tree.Treeish[int], int)) { do(g, 0) }}
+	plain := func(name string, g func(int, func(int) bool)) shape {
+		return shape{name, func(do func(tree.Treeish[int], int)) { do(tree.FromFunc(g), 0) }}
 	}
+	ringSlice := tree.FromSlice(func(i int) []int { return []int{(i + 1) % 100_000} })
 	return []shape{
+		{"1e5-cycle-slice", func(do func(tree.Treeish[int], int)) { do(ringSlice, 0) }},
 		plain("self-loop", ring(1)),
 		plain("2-cycle", ring(2)),
 		plain("1e5-cycle", ring(100_000)),
@@ -134,9 +136,9 @@ func TestCycleNodeKinds(t *testing.T) {
 		tag byte
 		id  int64
 	}
-	padKids := func(n padded, yield func(padded) bool) {
+	padKids := tree.FromFunc(func(n padded, yield func(padded) bool) {
 		yield(padded{tag: n.tag ^ 1, id: (n.id + 1) % 7})
-	}
+	})
 	pool.With(2, func(p *pool.Pool) {
 		if err := caught(func() { fold.Seq(fold.Count[*ptrNode](), ptrKids, a) }); !errors.Is(err, tree.ErrCycle) {
 			t.Errorf("Seq over pointers: %v", err)

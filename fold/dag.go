@@ -78,7 +78,7 @@ func SeqDAG[N, H, R any, K comparable](f Fold[N, H, R], g tree.Treeish[N], root 
 	fs := newFrameStack[dagFrame[H]]()
 	slots[key(root)] = 0
 	top := fs.push(dagFrame[H]{h: init(root)})
-	g(root, ks.push)
+	ks.list(g, root)
 	for {
 		if top.next < len(ks.kids) {
 			c := ks.take(top.start, &top.next)
@@ -95,7 +95,7 @@ func SeqDAG[N, H, R any, K comparable](f Fold[N, H, R], g tree.Treeish[N], root 
 			results = append(results, dagEntry[R]{})
 			start := len(ks.kids)
 			top = fs.push(dagFrame[H]{h: init(c), start: start, next: start, slot: slot})
-			g(c, ks.push)
+			ks.list(g, c)
 			continue
 		}
 		r := fin(&top.h)

@@ -32,7 +32,7 @@ func Lift[N, H, R any](f Fold[N, H, R]) FoldErr[N, H, R] {
 // mustCheckErr panics, as who, if one of f's callbacks or g is nil.
 func mustCheckErr[N, H, R any](who string, f FoldErr[N, H, R], g tree.Treeish[N]) {
 	mustNotNil(who, []string{"FoldErr.Init", "FoldErr.Accumulate", "FoldErr.Finalize", "children (tree.Treeish)"},
-		f.Init == nil, f.Accumulate == nil, f.Finalize == nil, g == nil)
+		f.Init == nil, f.Accumulate == nil, f.Finalize == nil, g.IsZero())
 }
 
 // SeqErr runs f over the tree below root on the calling goroutine, like
@@ -55,7 +55,7 @@ func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, erro
 		return zero, err
 	}
 	top := fs.push(frame[H]{h: h})
-	g(root, ks.push)
+	ks.list(g, root)
 	for {
 		if top.next < len(ks.kids) {
 			c := ks.take(top.start, &top.next)
@@ -66,7 +66,7 @@ func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, erro
 			at := fs.slot(spare)
 			start := len(ks.kids)
 			*at = frame[H]{h: h, start: start, next: start}
-			g(c, ks.push)
+			ks.list(g, c)
 			if len(ks.kids) > start {
 				top = fs.commit(at, spare)
 				continue

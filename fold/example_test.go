@@ -61,7 +61,7 @@ func ExampleSeq() {
 	total := fold.Sum(func(d *dir) int { return d.size })
 	fmt.Println(fold.Seq(total, files, root))
 	// Seq needs no recursion: a chain of a million nodes is fine.
-	chain := tree.Treeish[int](func(i int, yield func(int) bool) {
+	chain := tree.FromFunc(func(i int, yield func(int) bool) {
 		if i < 999_999 {
 			yield(i + 1)
 		}

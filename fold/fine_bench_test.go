@@ -128,7 +128,7 @@ func fineStrategies(p1, p2 *pool.Pool) []struct {
 		{"walk-p1", func(r *fineNode) int64 {
 			var res int64
 			forkjoin.Run(p1, func(w *forkjoin.Worker) {
-				ops := &walk.Ops[*fineNode, int64, int64]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g}
+				ops := &walk.Ops[*fineNode, int64, int64]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g.Each, Slice: g.SliceFunc()}
 				res = walk.Run(w, ops, r)
 			})
 			return res

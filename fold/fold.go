@@ -40,7 +40,7 @@ func check[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) error {
 		return nilFunc("Fold.Accumulate")
 	case f.Finalize == nil:
 		return nilFunc("Fold.Finalize")
-	case g == nil:
+	case g.IsZero():
 		return nilFunc("children (tree.Treeish)")
 	}
 	return nil
@@ -68,7 +68,7 @@ func mustNotNil(who string, args []string, nils ...bool) {
 // mustFold panics with a clear error when one of f's callbacks is nil; the
 // combinators use it so that a bad fold fails where it is built.
 func mustFold[N, H, R any](f Fold[N, H, R], who string) {
-	if err := check(f, func(N, func(N) bool) {}); err != nil {
+	if err := check(f, tree.FromFunc(func(N, func(N) bool) {})); err != nil {
 		panic(fmt.Errorf("%s: %w", who, err))
 	}
 }

@@ -60,7 +60,7 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 	if s.deep != nil {
 		s.deep.poll = s.poll
 	}
-	r := s.fold(root) // if it panics, s is dropped
+	r := s.run(root) // if it panics, s is dropped
 	putSeqFolder(s)
 	return r
 }
@@ -134,7 +134,8 @@ func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], 
 type callbackError struct{ err error }
 
 func opsOf[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *walk.Ops[N, H, R] {
-	return &walk.Ops[N, H, R]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize, Children: g}
+	return &walk.Ops[N, H, R]{Init: f.Init, Accumulate: f.Accumulate, Finalize: f.Finalize,
+		Children: g.Each, Slice: g.SliceFunc()}
 }
 
 // Run is fold.Run of f.Fold with f.Root applied to the root's result.

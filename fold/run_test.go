@@ -28,7 +28,9 @@ import (
 // call on a heap, counts): foldtest.Check.
 func TestRunMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
-	checkKinds(t, testtree.Children)
+	for _, g := range testtree.Treeishes {
+		t.Run(g.Name, func(t *testing.T) { checkKinds(t, g.G) })
+	}
 }
 
 // checkKinds runs foldtest.Check on each test fold over trees of
@@ -137,14 +139,14 @@ func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
 	leakcheck.Check(t)
 	const n, failAt = 1_000_000, 100_000
 	var walked, atFailure atomic.Int64
-	children := func(x int, yield func(int) bool) {
+	children := tree.FromFunc(func(x int, yield func(int) bool) {
 		switch {
 		case x == 0:
 			_ = yield(1) && yield(-1) && yield(-2)
 		case x > 0 && x < n:
 			yield(x + 1)
 		}
-	}
+	})
 	f := fold.New(
 		func(x int) int {
 			switch {
@@ -222,11 +224,13 @@ func TestRunBigShapes(t *testing.T) {
 		if got := fold.Run(p, fold.Count[int](), testtree.Binary(big), 0); got != big {
 			t.Fatalf("binary: counted %d of %d", got, big)
 		}
-		if got := fold.Run(p, testtree.SumFold(), testtree.Children, chain); got != deep {
-			t.Fatalf("chain: %d", got)
-		}
-		if got := fold.Run(p, testtree.SumFold(), testtree.Children, wide); got != deep {
-			t.Fatalf("wide: %d", got)
+		for _, g := range testtree.Treeishes {
+			if got := fold.Run(p, testtree.SumFold(), g.G, chain); got != deep {
+				t.Fatalf("chain (%s): %d", g.Name, got)
+			}
+			if got := fold.Run(p, testtree.SumFold(), g.G, wide); got != deep {
+				t.Fatalf("wide (%s): %d", g.Name, got)
+			}
 		}
 	})
 }
@@ -380,7 +384,7 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 	// preemption has interleaved the participants: each is inside a
 	// range of the root's children when it comes.
 	const leaves, cancelAt = 100_000, 30_000
-	g := tree.Treeish[int](func(n int, yield func(int) bool) {
+	g := tree.FromFunc(func(n int, yield func(int) bool) {
 		if n == 0 {
 			for k := 1; k <= leaves; k++ {
 				if !yield(k) {
@@ -426,7 +430,7 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 // TestNilContext: RunCtx refuses a nil context with a message naming
 // itself, not the core's forkjoin.RunCtx.
 func TestNilContext(t *testing.T) {
-	leaf := tree.Treeish[int](func(int, func(int) bool) {})
+	leaf := tree.FromFunc(func(int, func(int) bool) {})
 	pool.With(1, func(p *pool.Pool) {
 		//lint:ignore SA1012 the nil context is what is tested
 		testcheck.MustPanicWith(t, "fold.RunCtx", func() { fold.RunCtx(nil, p, fold.Count[int](), leaf, 0) }, "fold: RunCtx with a nil context")

@@ -186,7 +186,7 @@ func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker, eager bool) {
 		if pace.eager {
 			x.stack = d.give(w, &d.disc, d.discoverFn, x.stack, (len(x.stack)+1)/2, true)
 		}
-		d.g(e.node, yield)
+		d.g.Each(e.node, yield)
 		e.kids, x.kids = x.arena.keep(x.kids)
 		pace.tick()
 		if poll.WorkRequested() {

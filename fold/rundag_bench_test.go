@@ -16,14 +16,14 @@ import (
 // width), so from the root 0 the reached part of a layer triples until it
 // fills the layer, and most keys have several parents.
 func layered(layers, width int) tree.Treeish[int] {
-	return func(k int, yield func(int) bool) {
+	return tree.FromFunc(func(k int, yield func(int) bool) {
 		l, j := k/width, k%width
 		if l+1 >= layers {
 			return
 		}
 		next := (l + 1) * width
 		_ = yield(next+j) && yield(next+(7*j+1)%width) && yield(next+(13*j+5)%width)
-	}
+	})
 }
 
 // BenchmarkDAG compares RunDAG at parallelism 1 and 2 with SeqDAG in the
@@ -107,7 +107,7 @@ func countKeys(g tree.Treeish[int]) int {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		g(n, func(c int) bool {
+		g.Each(n, func(c int) bool {
 			if !seen[c] {
 				seen[c] = true
 				stack = append(stack, c)

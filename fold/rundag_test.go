@@ -70,7 +70,7 @@ func TestRunDAGWaitsForCallbacksAfterFailure(t *testing.T) {
 					late.Add(1)
 				}
 			}
-			g := tree.Treeish[int](func(n int, yield func(int) bool) {
+			g := tree.FromFunc(func(n int, yield func(int) bool) {
 				if n == 0 {
 					for k := 1; k <= 1000; k++ {
 						yield(k)
@@ -173,13 +173,13 @@ func TestRunDAGCycleRing(t *testing.T) {
 func TestRunDAGAllocs(t *testing.T) {
 	leakcheck.Check(t)
 	layered := func(layers, width int) tree.Treeish[int] {
-		return func(k int, yield func(int) bool) {
+		return tree.FromFunc(func(k int, yield func(int) bool) {
 			l, j := k/width, k%width
 			if l+1 < layers {
 				next := (l + 1) * width
 				_ = yield(next+j) && yield(next+(7*j+1)%width) && yield(next+(13*j+5)%width)
 			}
-		}
+		})
 	}
 	key := func(i int) int { return i }
 	scale, layers := 1, 20

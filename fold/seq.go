@@ -33,6 +33,7 @@ type seqFolder[N, H, R any] struct {
 	acc   func(*H, R)
 	fin   func(*H) R
 	g     tree.Treeish[N]
+	slice func(N) []N  // g's slice function, if it has one (see foldSlice)
 	hs    []H          // heaps of the open nodes, by depth
 	d     int          // depth of the next node to open; hs[d-1] is the parent's
 	yield func(N) bool // folds a child of the node at depth d-1
@@ -49,7 +50,7 @@ const pollEvery = 256
 
 func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
 	s := &seqFolder[N, H, R]{init: f.Init, acc: f.Accumulate, fin: f.Finalize, g: g,
-		hs: make([]H, 0, 16)}
+		slice: g.SliceFunc(), hs: make([]H, 0, 16)}
 	s.yield = func(c N) bool {
 		d := s.d
 		if d == len(s.hs) { // a new depth, or the explicit stacks'
@@ -62,7 +63,7 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 		s.tick()
 		s.hs[d] = s.init(c)
 		s.d = d + 1
-		s.g(c, s.yield)
+		s.g.Each(c, s.yield)
 		s.d = d
 		r := s.fin(&s.hs[d])
 		var zero H
@@ -82,29 +83,66 @@ func (s *seqFolder[N, H, R]) tick() {
 	}
 }
 
+// run folds the subtree of root.
+func (s *seqFolder[N, H, R]) run(root N) R {
+	if s.slice != nil {
+		return s.foldSlice(root, 0)
+	}
+	return s.fold(root)
+}
+
 // fold folds the subtree of n, at depth s.d.
 func (s *seqFolder[N, H, R]) fold(n N) R {
 	s.tick()
 	d := s.d
 	if d == len(s.hs) {
 		if d == recDepth {
-			if s.deep == nil {
-				s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
-				s.deep.poll, s.deep.ticks = s.poll, &s.ticks
-			}
-			return s.deep.fold(n)
+			return s.foldDeep(n)
 		}
 		var zero H
 		s.hs = append(s.hs, zero)
 	}
 	s.hs[d] = s.init(n)
 	s.d = d + 1
-	s.g(n, s.yield)
+	s.g.Each(n, s.yield)
 	s.d = d
 	r := s.fin(&s.hs[d])
 	var zero H
 	s.hs[d] = zero
 	return r
+}
+
+// foldSlice folds the subtree of n, at depth d, when g has a slice
+// function: the children are read from the slice, each folded by a direct
+// call, with no yield function between a node and its children.
+func (s *seqFolder[N, H, R]) foldSlice(n N, d int) R {
+	s.tick()
+	if d == len(s.hs) {
+		if d == recDepth {
+			return s.foldDeep(n)
+		}
+		var zero H
+		s.hs = append(s.hs, zero)
+	}
+	s.hs[d] = s.init(n)
+	for _, c := range s.slice(n) {
+		r := s.foldSlice(c, d+1)
+		s.acc(&s.hs[d], r) // taken again: a deeper level may have moved hs
+	}
+	r := s.fin(&s.hs[d])
+	var zero H
+	s.hs[d] = zero
+	return r
+}
+
+// foldDeep folds the subtree of n, at depth recDepth, with explicit
+// stacks.
+func (s *seqFolder[N, H, R]) foldDeep(n N) R {
+	if s.deep == nil {
+		s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
+		s.deep.poll, s.deep.ticks = s.poll, &s.ticks
+	}
+	return s.deep.fold(n)
 }
 
 // frame is a node in progress: its heap, and its segment of the kidStack,
@@ -134,7 +172,7 @@ type frame[H any] struct {
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Seq", f, g)
 	s := takeSeqFolder(f, g)
-	r := s.fold(root) // if it panics, s is dropped
+	r := s.run(root) // if it panics, s is dropped
 	putSeqFolder(s)
 	return r
 }
@@ -163,7 +201,7 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 	init, acc, fin, g := s.init, s.acc, s.fin, s.g
 	ks, fs, spare := s.ks, &s.fs, s.spare
 	top := fs.push(frame[H]{h: init(root)})
-	g(root, ks.push)
+	ks.list(g, root)
 	depth := 0 // of top
 	for {
 		if top.next < len(ks.kids) {
@@ -176,7 +214,7 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 			at := fs.slot(spare)
 			start := len(ks.kids)
 			*at = frame[H]{h: init(c), start: start, next: start}
-			g(c, ks.push)
+			ks.list(g, c)
 			if len(ks.kids) > start {
 				if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
 					s.cycle.Enter(c, depth)

@@ -40,8 +40,10 @@ func TestSeqMatchesReference(t *testing.T) {
 		g := testtree.AnyTree(400).Draw(t, "graph")
 		spec := testtree.GenFold().Draw(t, "fold")
 		want := spec.Ref(g.Root)
-		if got := fold.Seq(spec.Fold(), children, g.Root); !got.Equal(want) {
-			t.Fatalf("Seq: got %v\nwant %v", got, want)
+		for _, g2 := range testtree.Treeishes {
+			if got := fold.Seq(spec.Fold(), g2.G, g.Root); !got.Equal(want) {
+				t.Fatalf("Seq (%s): got %v\nwant %v", g2.Name, got, want)
+			}
 		}
 		if got := checkedSeq(t, spec, g.Root); !got.Equal(want) {
 			t.Fatalf("checked Seq: got %v\nwant %v", got, want)
@@ -74,8 +76,10 @@ func TestSeqPastRecursionDepth(t *testing.T) {
 	g.Nodes[spine-1].Children = []*Node{g.Nodes[3*spine-2], g.Nodes[3*spine-1]}
 	rapid.Check(t, func(t *rapid.T) {
 		spec := testtree.GenFold().Draw(t, "fold")
-		if got, want := fold.Seq(spec.Fold(), children, g.Root), spec.Ref(g.Root); !got.Equal(want) {
-			t.Fatalf("got %v\nwant %v", got, want)
+		for _, g2 := range testtree.Treeishes {
+			if got, want := fold.Seq(spec.Fold(), g2.G, g.Root), spec.Ref(g.Root); !got.Equal(want) {
+				t.Fatalf("%s: got %v\nwant %v", g2.Name, got, want)
+			}
 		}
 	})
 }
@@ -228,7 +232,7 @@ func TestSeqDAGCycle(t *testing.T) {
 }
 
 func TestSeqDAGSelfLoop(t *testing.T) {
-	g := tree.Treeish[int](func(n int, yield func(int) bool) {
+	g := tree.FromFunc(func(n int, yield func(int) bool) {
 		if n < 3 {
 			yield(n + 1)
 		} else {
@@ -249,7 +253,7 @@ func TestSeqDAGSelfLoop(t *testing.T) {
 // keys and its length, not every key.
 func TestCycleErrorLongCycle(t *testing.T) {
 	const n = 1000
-	g := tree.Treeish[int](func(k int, yield func(int) bool) { yield((k + 1) % n) })
+	g := tree.FromFunc(func(k int, yield func(int) bool) { yield((k + 1) % n) })
 	_, err := fold.SeqDAG(fold.Count[int](), g, 0, func(k int) int { return k })
 	var ce *fold.CycleError[int]
 	if !errors.As(err, &ce) || len(ce.Cycle) != n {
@@ -327,9 +331,9 @@ func TestPanicPropagates(t *testing.T) {
 			func(h **Node, c int) { maybe(atAccumulate, *h) },
 			func(h **Node) int { maybe(atFinalize, *h); return 0 },
 		)
-		g2 := tree.Treeish[*Node](func(n *Node, yield func(*Node) bool) {
+		g2 := tree.FromFunc(func(n *Node, yield func(*Node) bool) {
 			maybe(atChildren, n)
-			children(n, yield)
+			children.Each(n, yield)
 		})
 		for name, run := range map[string]func(){
 			"Seq":    func() { fold.Seq(f, g2, g.Root) },
@@ -350,7 +354,7 @@ func TestPanicPropagates(t *testing.T) {
 
 func TestNilFunctions(t *testing.T) {
 	ok := fold.Count[int]()
-	leaf := tree.Treeish[int](func(int, func(int) bool) {})
+	leaf := tree.FromFunc(func(int, func(int) bool) {})
 	cases := map[string]struct {
 		f fold.Fold[int, int, int]
 		g tree.Treeish[int]
@@ -358,7 +362,7 @@ func TestNilFunctions(t *testing.T) {
 		"Init":       {fold.Fold[int, int, int]{Accumulate: ok.Accumulate, Finalize: ok.Finalize}, leaf},
 		"Accumulate": {fold.Fold[int, int, int]{Init: ok.Init, Finalize: ok.Finalize}, leaf},
 		"Finalize":   {fold.Fold[int, int, int]{Init: ok.Init, Accumulate: ok.Accumulate}, leaf},
-		"children":   {ok, nil},
+		"children":   {ok, tree.Treeish[int]{}},
 	}
 	nilPanic := func(t *testing.T, what string, f func()) {
 		t.Helper()

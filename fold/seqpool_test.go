@@ -8,6 +8,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // seqMarker is captured by a fold's callbacks and by its children
@@ -31,7 +32,7 @@ func TestSeqKeepsNothingAfterReturn(t *testing.T) {
 				func(h *int) int { return *h },
 			)
 			chain := testtree.Chain(1000)
-			g := func(n int, yield func(int) bool) { _ = m.pad[1]; chain(n, yield) }
+			g := tree.FromFunc(func(n int, yield func(int) bool) { _ = m.pad[1]; chain.Each(n, yield) })
 			if got := fold.Seq(f, g, 0); got != 1000 {
 				t.Fatalf("Seq = %d, want 1000", got)
 			}

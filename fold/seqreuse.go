@@ -38,7 +38,7 @@ func putSeqFolder[N, H, R any](s *seqFolder[N, H, R]) {
 
 // set makes s, a spare seqFolder, fold with f and g.
 func (s *seqFolder[N, H, R]) set(f Fold[N, H, R], g tree.Treeish[N]) {
-	s.init, s.acc, s.fin, s.g = f.Init, f.Accumulate, f.Finalize, g
+	s.init, s.acc, s.fin, s.g, s.slice = f.Init, f.Accumulate, f.Finalize, g, g.SliceFunc()
 	if s.deep != nil {
 		s.deep.init, s.deep.acc, s.deep.fin, s.deep.g = f.Init, f.Accumulate, f.Finalize, g
 	}
@@ -47,11 +47,11 @@ func (s *seqFolder[N, H, R]) set(f Fold[N, H, R], g tree.Treeish[N]) {
 // release drops the references of s, whose fold returned normally, to the
 // fold, and reports whether s is small enough to keep as a spare.
 func (s *seqFolder[N, H, R]) release() bool {
-	s.init, s.acc, s.fin, s.g, s.poll = nil, nil, nil, nil, nil
+	s.init, s.acc, s.fin, s.g, s.slice, s.poll = nil, nil, nil, tree.Treeish[N]{}, nil, nil
 	d := s.deep
 	if d == nil {
 		return true
 	}
-	d.init, d.acc, d.fin, d.g, d.poll = nil, nil, nil, nil, nil
+	d.init, d.acc, d.fin, d.g, d.poll = nil, nil, nil, tree.Treeish[N]{}, nil
 	return len(d.fs.chunks) <= maxSpareFrames/maxChunk && cap(d.ks.kids) <= maxSpareFrames
 }

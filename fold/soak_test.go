@@ -55,7 +55,7 @@ func soakSeqFib(n int) int {
 // soakDAGOf is a DAG on 0..n-1 with heavy sharing: i's children are i+1
 // and i+2.
 func soakDAGOf(n int) tree.Treeish[int] {
-	return tree.Treeish[int](func(i int, yield func(int) bool) {
+	return tree.FromFunc(func(i int, yield func(int) bool) {
 		for c := i + 1; c <= i+2 && c < n; c++ {
 			if !yield(c) {
 				return

@@ -1,5 +1,7 @@
 package fold
 
+import "github.com/forkjoin-go/forkjoin/tree"
+
 // The sequential executors keep two explicit stacks instead of recursing:
 //
 //   - a kidStack of the children listed for the nodes on the current path,
@@ -35,6 +37,16 @@ func newKidStack[N any]() *kidStack[N] {
 		return true
 	}
 	return s
+}
+
+// list pushes the children of n, in order: copied from g's slice when g
+// has one, else yielded to push.
+func (s *kidStack[N]) list(g tree.Treeish[N], n N) {
+	if slice := g.SliceFunc(); slice != nil {
+		s.kids = append(s.kids, slice(n)...)
+		return
+	}
+	g.Each(n, s.push)
 }
 
 // take returns the next child of the segment kids[start:] and advances

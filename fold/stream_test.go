@@ -52,7 +52,7 @@ func TestRunStreamsChildren(t *testing.T) {
 				func(h *int, c int) { *h += c },
 				func(h *int) int { return *h },
 			)
-			got := fold.Run(p, f, tree.Treeish[int](children), 0)
+			got := fold.Run(p, f, tree.FromFunc(children), 0)
 			if !started.Load() || listed == maxKids {
 				t.Fatalf("round %d: no child was started while %d children were listed", round, listed)
 			}
@@ -69,12 +69,12 @@ func TestRunStreamsChildren(t *testing.T) {
 // published while their parent is still listing them.
 func TestRunStreamingMatchesSeq(t *testing.T) {
 	leakcheck.Check(t)
-	slow := func(n *testtree.Node, yield func(*testtree.Node) bool) {
-		testtree.Children(n, func(c *testtree.Node) bool {
+	slow := tree.FromFunc(func(n *testtree.Node, yield func(*testtree.Node) bool) {
+		testtree.Children.Each(n, func(c *testtree.Node) bool {
 			runtime.Gosched()
 			return yield(c)
 		})
-	}
+	})
 	checkKinds(t, slow)
 }
 

@@ -9,15 +9,15 @@ import (
 // which keep(c) is true. A dropped child's subtree disappears with it. The
 // root itself is never tested: it is whatever the walk starts from.
 func Filter[N any](g Treeish[N], keep func(child N) bool) Treeish[N] {
-	mustFuncs("Filter", []string{"g", "keep"}, g == nil, keep == nil)
-	return func(n N, yield func(N) bool) {
-		g(n, func(c N) bool {
+	mustFuncs("Filter", []string{"g", "keep"}, g.IsZero(), keep == nil)
+	return Treeish[N]{each: func(n N, yield func(N) bool) {
+		g.each(n, func(c N) bool {
 			if !keep(c) {
 				return true
 			}
 			return yield(c)
 		})
-	}
+	}}
 }
 
 // Map returns a Treeish over M for a Treeish over N, given a mapping both
@@ -26,10 +26,10 @@ func Filter[N any](g Treeish[N], keep func(child N) bool) Treeish[N] {
 // from(to(n)) must stand for n as far as g is concerned; typically to wraps
 // or annotates a node and from unwraps it.
 func Map[N, M any](g Treeish[N], to func(N) M, from func(M) N) Treeish[M] {
-	mustFuncs("Map", []string{"g", "to", "from"}, g == nil, to == nil, from == nil)
-	return func(m M, yield func(M) bool) {
-		g(from(m), func(c N) bool { return yield(to(c)) })
-	}
+	mustFuncs("Map", []string{"g", "to", "from"}, g.IsZero(), to == nil, from == nil)
+	return Treeish[M]{each: func(m M, yield func(M) bool) {
+		g.each(from(m), func(c N) bool { return yield(to(c)) })
+	}}
 }
 
 // Contramap returns a Treeish over M for a Treeish over N, where a child's
@@ -39,10 +39,10 @@ func Map[N, M any](g Treeish[N], to func(N) M, from func(M) N) Treeish[M] {
 // Unlike Map, information flows down the tree: lift can record a depth, the
 // path from the root or an inherited environment in the child.
 func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, child N) M) Treeish[M] {
-	mustFuncs("Contramap", []string{"g", "project", "lift"}, g == nil, project == nil, lift == nil)
-	return func(m M, yield func(M) bool) {
-		g(project(m), func(c N) bool { return yield(lift(m, c)) })
-	}
+	mustFuncs("Contramap", []string{"g", "project", "lift"}, g.IsZero(), project == nil, lift == nil)
+	return Treeish[M]{each: func(m M, yield func(M) bool) {
+		g.each(project(m), func(c N) bool { return yield(lift(m, c)) })
+	}}
 }
 
 // Memoize returns a Treeish that calls g at most once per key: the first
@@ -63,9 +63,9 @@ func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, ch
 // consults a): a key being listed makes the others that want it wait, so
 // two such listings on two goroutines wait for each other for ever.
 func Memoize[N any, K comparable](g Treeish[N], key func(N) K) Treeish[N] {
-	mustFuncs("Memoize", []string{"g", "key"}, g == nil, key == nil)
+	mustFuncs("Memoize", []string{"g", "key"}, g.IsZero(), key == nil)
 	var cache sync.Map // K -> *memoEntry[N]
-	return func(n N, yield func(N) bool) {
+	kids := func(n N) []N {
 		k := key(n)
 		var e *memoEntry[N]
 		if v, ok := cache.Load(k); ok {
@@ -77,12 +77,11 @@ func Memoize[N any, K comparable](g Treeish[N], key func(N) K) Treeish[N] {
 		if !e.ready.Load() {
 			e.fill(g, n)
 		}
-		for _, c := range e.kids {
-			if !yield(c) {
-				return
-			}
-		}
+		return e.kids
 	}
+	// The stored children are a slice: the memoized Treeish is one made by
+	// FromSlice, which the executors read without a call per child.
+	return FromSlice(kids)
 }
 
 type memoEntry[N any] struct {
@@ -98,7 +97,7 @@ func (e *memoEntry[N]) fill(g Treeish[N], n N) {
 		return
 	}
 	var kids []N
-	g(n, func(c N) bool {
+	g.each(n, func(c N) bool {
 		kids = append(kids, c)
 		return true
 	})
@@ -124,13 +123,13 @@ type TraceHooks[N any] struct {
 // Trace returns a Treeish that behaves like g and calls hooks as it lists
 // children, for logging, counting and profiling walks.
 func Trace[N any](g Treeish[N], hooks TraceHooks[N]) Treeish[N] {
-	mustFuncs("Trace", []string{"g"}, g == nil)
-	return func(n N, yield func(N) bool) {
+	mustFuncs("Trace", []string{"g"}, g.IsZero())
+	return Treeish[N]{each: func(n N, yield func(N) bool) {
 		if hooks.Node != nil {
 			hooks.Node(n)
 		}
 		i, stopped := 0, false
-		g(n, func(c N) bool {
+		g.each(n, func(c N) bool {
 			if hooks.Child != nil {
 				hooks.Child(n, c, i)
 			}
@@ -144,5 +143,5 @@ func Trace[N any](g Treeish[N], hooks TraceHooks[N]) Treeish[N] {
 		if hooks.Done != nil {
 			hooks.Done(n, i, stopped)
 		}
-	}
+	}}
 }

@@ -1,18 +1,20 @@
 // Package tree describes trees by their children function and walks them.
 //
-// A tree is never a data structure here: it is a Treeish, a function that
-// yields the children of a node, in order, to a callback:
+// A tree is never a data structure here: it is a Treeish, which gives the
+// children of a node, in order. Make one from the form the children come
+// in:
 //
-//	type Treeish[N any] func(n N, yield func(child N) bool)
+//   - FromSlice, from a function returning a node's children as a slice
+//     (n.Kids): the fastest form, which the walks and folds read in place,
+//     with no call per child;
+//   - FromSeq, from a function returning an iter.Seq;
+//   - FromFunc, from a function that yields the children to a callback,
+//     func(n N, yield func(child N) bool), and stops as soon as yield
+//     returns false: a children function can then stream children it
+//     discovers one by one (lines of a file, entries of a directory, rows
+//     of a query) without building a slice, and a walk can stop early.
 //
-// The callback returns false when the caller wants no more children; the
-// Treeish must then stop yielding and return. This push style lets a
-// children function stream children it discovers one by one (lines of a
-// file, entries of a directory, rows of a query) without building a slice,
-// and lets a walk stop early.
-//
-// Build a Treeish from a function returning a slice (FromSlice) or an
-// iter.Seq (FromSeq), and reshape it with the combinators:
+// Reshape a Treeish with the combinators:
 //
 //   - Filter drops children (and so their subtrees);
 //   - Map changes the node type where a mapping both ways is given;

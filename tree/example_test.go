@@ -22,13 +22,13 @@ var orgTree = tree.FromSlice(func(n string) []string { return org[n] })
 func ExampleTreeish() {
 	// A Treeish written by hand: the children of n are n/2 and n/3 (while
 	// above 1), a function-defined tree that exists nowhere in memory.
-	var divs tree.Treeish[int] = func(n int, yield func(int) bool) {
+	var divs = tree.FromFunc(func(n int, yield func(int) bool) {
 		for _, d := range []int{2, 3} {
 			if n/d > 1 && !yield(n/d) {
 				return
 			}
 		}
-	}
+	})
 	fmt.Println(slices.Collect(tree.All(divs, 12)))
 	// Output: [12 6 3 2 4 2]
 }
@@ -125,7 +125,7 @@ func ExampleContramap() {
 func ExampleMemoize() {
 	// A DAG: both "a" and "b" list "shared"; its children are listed once.
 	calls := 0
-	dag := tree.Treeish[string](func(n string, yield func(string) bool) {
+	dag := tree.FromFunc(func(n string, yield func(string) bool) {
 		calls++
 		switch n {
 		case "root":

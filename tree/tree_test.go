@@ -211,7 +211,7 @@ func TestMemoizeConcurrent(t *testing.T) {
 
 func TestMemoizeRetriesAfterPanic(t *testing.T) {
 	fail := true
-	g := tree.Treeish[int](func(n int, yield func(int) bool) {
+	g := tree.FromFunc(func(n int, yield func(int) bool) {
 		if n == 0 {
 			if fail {
 				fail = false
@@ -241,9 +241,9 @@ func TestMemoizeEarlyStopStillCachesAll(t *testing.T) {
 		}
 		return nil
 	}), func(n int) int { return n })
-	memo(0, func(int) bool { return false }) // the caller stops at once
+	memo.Each(0, func(int) bool { return false }) // the caller stops at once
 	var got []int
-	memo(0, func(c int) bool { got = append(got, c); return true })
+	memo.Each(0, func(c int) bool { got = append(got, c); return true })
 	if !slices.Equal(got, []int{1, 2, 3}) {
 		t.Fatalf("got %v", got)
 	}
@@ -325,15 +325,15 @@ func TestNilFunctions(t *testing.T) {
 		"FromSlice":        {func() { tree.FromSlice[int](nil) }, "nil children"},
 		"FromSeq":          {func() { tree.FromSeq[int](nil) }, "nil children"},
 		"Filter":           {func() { tree.Filter(g, nil) }, "nil keep"},
-		"Filter of nil":    {func() { tree.Filter(nil, func(int) bool { return true }) }, "nil children function g"},
+		"Filter of nil":    {func() { tree.Filter(tree.Treeish[int]{}, func(int) bool { return true }) }, "zero Treeish g"},
 		"Map":              {func() { tree.Map(g, id, nil) }, "nil from"},
 		"Contramap":        {func() { tree.Contramap[int, int](g, id, nil) }, "nil lift"},
 		"Memoize":          {func() { tree.Memoize[int, int](g, nil) }, "nil key"},
-		"Trace":            {func() { tree.Trace[int](nil, tree.TraceHooks[int]{}) }, "nil children function g"},
+		"Trace":            {func() { tree.Trace[int](tree.Treeish[int]{}, tree.TraceHooks[int]{}) }, "zero Treeish g"},
 		"WalkSeq":          {func() { tree.WalkSeq(g, 0, nil) }, "nil visit"},
-		"CountSeq":         {func() { tree.CountSeq[int](nil, 0) }, "nil children function g"},
+		"CountSeq":         {func() { tree.CountSeq[int](tree.Treeish[int]{}, 0) }, "zero Treeish g"},
 		"FindSeq":          {func() { tree.FindSeq(g, 0, nil) }, "nil pred"},
-		"FindSeq of nil g": {func() { tree.FindSeq(nil, 0, func(int) bool { return true }) }, "nil children function g"},
+		"FindSeq of nil g": {func() { tree.FindSeq(tree.Treeish[int]{}, 0, func(int) bool { return true }) }, "zero Treeish g"},
 	} {
 		testcheck.MustPanicWith(t, name, c.f, "tree: "+name[:len(strings.Fields(name)[0])], c.want)
 	}

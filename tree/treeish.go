@@ -6,25 +6,41 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 )
 
-// Treeish yields the children of node n, in order, to yield. It stops as
-// soon as yield returns false. Yielding no child makes n a leaf.
+// Treeish describes a tree by the children of its nodes: for a node, its
+// children, in order. Yielding no child makes a node a leaf. Make one with
+// FromSlice (children kept in a slice: the fastest form, which the
+// executors read without a call per child), FromSeq (an iterator) or
+// FromFunc (a function that yields them); the combinators of this package
+// make new ones from old. The zero Treeish describes nothing: the walks
+// and folds panic when given one.
 //
-// A Treeish must yield the same children, in the same order, each time it
-// is called for the same node while a walk or fold is running; the parallel
-// executors rely on it. It may be called from several goroutines at once.
-type Treeish[N any] func(n N, yield func(child N) bool)
+// A Treeish must give the same children, in the same order, each time it
+// is asked for the same node while a walk or fold is running; the parallel
+// executors rely on it. It may be asked from several goroutines at once.
+type Treeish[N any] struct {
+	each  func(n N, yield func(child N) bool) // always set in a valid Treeish
+	slice func(n N) []N                       // set by FromSlice (and Memoize over one)
+}
+
+// FromFunc makes a Treeish from a function that yields the children of
+// node n, in order, to yield, and stops as soon as yield returns false.
+func FromFunc[N any](children func(n N, yield func(child N) bool)) Treeish[N] {
+	mustFuncs("FromFunc", []string{"children"}, children == nil)
+	return Treeish[N]{each: children}
+}
 
 // FromSlice makes a Treeish from a function returning the children of a
-// node as a slice. The slice is read, never modified or kept.
+// node as a slice. The slice is read, never modified or kept beyond the
+// walk or fold that asked for it.
 func FromSlice[N any](children func(n N) []N) Treeish[N] {
 	mustFuncs("FromSlice", []string{"children"}, children == nil)
-	return func(n N, yield func(N) bool) {
+	return Treeish[N]{slice: children, each: func(n N, yield func(N) bool) {
 		for _, c := range children(n) {
 			if !yield(c) {
 				return
 			}
 		}
-	}
+	}}
 }
 
 // FromSeq makes a Treeish from a function returning the children of a node
@@ -32,41 +48,56 @@ func FromSlice[N any](children func(n N) []N) Treeish[N] {
 // caller wants no more children, so children can be produced lazily.
 func FromSeq[N any](children func(n N) iter.Seq[N]) Treeish[N] {
 	mustFuncs("FromSeq", []string{"children"}, children == nil)
-	return func(n N, yield func(N) bool) {
+	return Treeish[N]{each: func(n N, yield func(N) bool) {
 		if seq := children(n); seq != nil {
 			seq(yield)
 		}
-	}
+	}}
 }
+
+// Each calls yield with the children of n, in order, until yield returns
+// false.
+func (g Treeish[N]) Each(n N, yield func(child N) bool) { g.each(n, yield) }
+
+// Children returns the children of n as an iterator, for range loops.
+func (g Treeish[N]) Children(n N) iter.Seq[N] {
+	return func(yield func(N) bool) { g.each(n, yield) }
+}
+
+// SliceFunc returns the function g was made from by FromSlice (or that
+// Memoize keeps its children with), or nil for any other Treeish. An
+// executor reads a node's children from it as a slice, with no call per
+// child, and must not modify the slice.
+func (g Treeish[N]) SliceFunc() func(n N) []N { return g.slice }
+
+// IsZero reports whether g is the zero Treeish, which describes nothing.
+func (g Treeish[N]) IsZero() bool { return g.each == nil }
 
 // AppendChildren appends the children of n to buf and returns the extended
 // slice, like append.
 func AppendChildren[N any](buf []N, g Treeish[N], n N) []N {
-	g(n, func(c N) bool {
+	if g.slice != nil {
+		return append(buf, g.slice(n)...)
+	}
+	g.each(n, func(c N) bool {
 		buf = append(buf, c)
 		return true
 	})
 	return buf
 }
 
-// Children returns the children of n as an iterator, for range loops.
-func (g Treeish[N]) Children(n N) iter.Seq[N] {
-	return func(yield func(N) bool) { g(n, yield) }
-}
-
 // mustFuncs panics, naming the function called and the argument, if any
 // of the function arguments it was given is nil (nils[i] says whether
 // args[i] is): a nil function caught where it is passed, not where it is
 // first called, possibly on another goroutine deep inside a walk. The
-// argument "g" is the children function.
+// argument "g" is a Treeish, which is "nil" when it is the zero Treeish.
 func mustFuncs(name string, args []string, nils ...bool) {
 	for i, isNil := range nils {
 		if isNil {
-			arg := args[i]
-			if arg == "g" {
-				arg = "children function g"
+			if args[i] == "g" {
+				panic("tree: " + name + " with the zero Treeish g (no children function)")
 			}
-			panic("tree: " + name + " with a nil " + arg)
+			panic("tree: " + name + " with a nil " + args[i])
 		}
 	}
 }

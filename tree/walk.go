@@ -21,12 +21,13 @@ import (
 // panic in visit or g cancels the walk and is re-raised as a
 // *forkjoin.PanicError.
 func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
-	mustFuncs("Walk", []string{"g", "visit"}, g == nil, visit == nil)
+	mustFuncs("Walk", []string{"g", "visit"}, g.IsZero(), visit == nil)
 	ops := &walk.Ops[N, struct{}, struct{}]{
 		Init:       func(n N) struct{} { visit(n); return struct{}{} },
 		Accumulate: func(*struct{}, struct{}) {},
 		Finalize:   func(*struct{}) struct{} { return struct{}{} },
-		Children:   g,
+		Children:   g.each,
+		Slice:      g.slice,
 	}
 	forkjoin.Run(p, func(w *forkjoin.Worker) { walk.Run(w, ops, root) })
 }
@@ -38,7 +39,7 @@ func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, vis
 	if ctx == nil {
 		panic("tree: WalkCtx with a nil context")
 	}
-	mustFuncs("WalkCtx", []string{"g", "visit"}, g == nil, visit == nil)
+	mustFuncs("WalkCtx", []string{"g", "visit"}, g.IsZero(), visit == nil)
 	ops := &walk.Ops[N, struct{}, struct{}]{
 		Init: func(n N) struct{} {
 			if err := visit(n); err != nil {
@@ -48,7 +49,8 @@ func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, vis
 		},
 		Accumulate: func(*struct{}, struct{}) {},
 		Finalize:   func(*struct{}) struct{} { return struct{}{} },
-		Children:   g,
+		Children:   g.each,
+		Slice:      g.slice,
 	}
 	return unwrapStop(forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)
@@ -74,12 +76,13 @@ func unwrapStop(err error) error {
 // Count returns the number of nodes of the tree below root (root
 // included), counted in parallel on p.
 func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
-	mustFuncs("Count", []string{"g"}, g == nil)
+	mustFuncs("Count", []string{"g"}, g.IsZero())
 	ops := &walk.Ops[N, int, int]{
 		Init:       func(N) int { return 1 },
 		Accumulate: func(h *int, c int) { *h += c },
 		Finalize:   func(h *int) int { return *h },
-		Children:   g,
+		Children:   g.each,
+		Slice:      g.slice,
 	}
 	var n int
 	forkjoin.Run(p, func(w *forkjoin.Worker) { n = walk.Run(w, ops, root) })
@@ -91,7 +94,7 @@ func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
 // several matching nodes, which one is returned is not specified. It
 // returns false if no node matches.
 func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool) {
-	mustFuncs("Find", []string{"g", "pred"}, g == nil, pred == nil)
+	mustFuncs("Find", []string{"g", "pred"}, g.IsZero(), pred == nil)
 	var (
 		found  atomic.Bool
 		result N
@@ -106,7 +109,8 @@ func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool
 		},
 		Accumulate: func(*struct{}, struct{}) {},
 		Finalize:   func(*struct{}) struct{} { return struct{}{} },
-		Children:   g,
+		Children:   g.each,
+		Slice:      g.slice,
 	}
 	err := unwrapStop(forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)

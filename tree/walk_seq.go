@@ -34,10 +34,19 @@ func (s *preStack[N]) pop() N {
 	return n
 }
 
+// list pushes the children of n in order, the last on top.
+func (s *preStack[N]) list(g Treeish[N], n N) {
+	if g.slice != nil {
+		s.nodes = append(s.nodes, g.slice(n)...)
+		return
+	}
+	g.each(n, s.push)
+}
+
 // expand pushes the children of n so that the first child is on top.
 func (s *preStack[N]) expand(g Treeish[N], n N) {
 	start := len(s.nodes)
-	g(n, s.push)
+	s.list(g, n)
 	slices.Reverse(s.nodes[start:])
 }
 
@@ -50,7 +59,7 @@ func (s *preStack[N]) expand(g Treeish[N], n N) {
 // children of the nodes on the current path), never recursing, so any
 // depth works. The children of a node are listed when the node is visited.
 func WalkSeq[N any](g Treeish[N], root N, visit func(N) bool) bool {
-	mustFuncs("WalkSeq", []string{"g", "visit"}, g == nil, visit == nil)
+	mustFuncs("WalkSeq", []string{"g", "visit"}, g.IsZero(), visit == nil)
 	s := newPreStack(root)
 	for len(s.nodes) > 0 {
 		n := s.pop()
@@ -66,7 +75,7 @@ func WalkSeq[N any](g Treeish[N], root N, visit func(N) bool) bool {
 // like WalkSeq each time it is ranged over. Breaking out of the loop stops
 // the walk.
 func All[N any](g Treeish[N], root N) iter.Seq[N] {
-	mustFuncs("All", []string{"g"}, g == nil)
+	mustFuncs("All", []string{"g"}, g.IsZero())
 	return func(yield func(N) bool) {
 		WalkSeq(g, root, yield)
 	}
@@ -74,13 +83,13 @@ func All[N any](g Treeish[N], root N) iter.Seq[N] {
 
 // CountSeq returns the number of nodes in the tree, root included.
 func CountSeq[N any](g Treeish[N], root N) int {
-	mustFuncs("CountSeq", []string{"g"}, g == nil)
+	mustFuncs("CountSeq", []string{"g"}, g.IsZero())
 	s := newPreStack(root)
 	count := 0
 	for len(s.nodes) > 0 {
 		n := s.pop()
 		count++
-		g(n, s.push) // order does not matter for counting
+		s.list(g, n) // order does not matter for counting
 	}
 	return count
 }
@@ -89,7 +98,7 @@ func CountSeq[N any](g Treeish[N], root N) int {
 // true; or the zero N and false when there is none. The walk stops at the
 // node found: no further node is tested or listed.
 func FindSeq[N any](g Treeish[N], root N, pred func(N) bool) (N, bool) {
-	mustFuncs("FindSeq", []string{"g", "pred"}, g == nil, pred == nil)
+	mustFuncs("FindSeq", []string{"g", "pred"}, g.IsZero(), pred == nil)
 	var found N
 	ok := false
 	WalkSeq(g, root, func(n N) bool {

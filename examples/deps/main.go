@@ -166,13 +166,13 @@ func (r *Resolver) Fold() fold.Fold[string, heap, Resolution] {
 
 // Resolve resolves every module of the graph in parallel on p.
 func (r *Resolver) Resolve(ctx context.Context, p *pool.Pool) ([]Resolution, error) {
-	res, err := fold.RunDAG(ctx, p, r.Fold(), tree.Treeish[string](r.deps), all, identity)
+	res, err := fold.RunDAG(ctx, p, r.Fold(), tree.FromFunc(r.deps), all, identity)
 	return res.Modules, err
 }
 
 // ResolveSeq resolves every module of the graph on the calling goroutine.
 func (r *Resolver) ResolveSeq() ([]Resolution, error) {
-	res, err := fold.SeqDAG(r.Fold(), tree.Treeish[string](r.deps), all, identity)
+	res, err := fold.SeqDAG(r.Fold(), tree.FromFunc(r.deps), all, identity)
 	return res.Modules, err
 }
 

@@ -188,7 +188,7 @@ func DiskUsage(ctx context.Context, p *pool.Pool, path string, maxDepth int) (Us
 	if err != nil {
 		return Usage{}, err
 	}
-	return fold.RunCtx(ctx, p, NewFold(maxDepth), tree.Treeish[entry](children), e)
+	return fold.RunCtx(ctx, p, NewFold(maxDepth), tree.FromFunc(children), e)
 }
 
 // DiskUsageSeq is DiskUsage on the calling goroutine, with fold.Seq.
@@ -197,7 +197,7 @@ func DiskUsageSeq(path string, maxDepth int) (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	return fold.Seq(NewFold(maxDepth), tree.Treeish[entry](children), e), nil
+	return fold.Seq(NewFold(maxDepth), tree.FromFunc(children), e), nil
 }
 
 func main() {

@@ -38,11 +38,11 @@ type Expr struct {
 }
 
 // Operands is the children function of the tree: X, then Y.
-var Operands tree.Treeish[*Expr] = func(e *Expr, yield func(*Expr) bool) {
+var Operands = tree.FromFunc(func(e *Expr, yield func(*Expr) bool) {
 	if e.X != nil && yield(e.X) && e.Y != nil {
 		yield(e.Y)
 	}
-}
+})
 
 // valueHeap is a node's state while its value is computed.
 type valueHeap struct {

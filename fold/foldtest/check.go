@@ -37,7 +37,7 @@ const maxParallelism = 64
 // second time to know what to expect.
 func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], gen *rapid.Generator[N], eq func(a, b R) bool) {
 	t.Helper()
-	mustArgs(t, "Check", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, g != nil, gen != nil)
+	mustArgs(t, "Check", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, !g.IsZero(), gen != nil)
 	eq = orDeepEqual(eq)
 	key := keyOf[N]()
 	pools := newPools()
@@ -74,7 +74,7 @@ func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], g
 // identify nodes (Key does for Node). A graph with a cycle fails the check.
 func CheckDAG[N any, K comparable, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], key func(N) K, gen *rapid.Generator[N], eq func(a, b R) bool) {
 	t.Helper()
-	mustArgs(t, "CheckDAG", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, g != nil && key != nil, gen != nil)
+	mustArgs(t, "CheckDAG", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, !g.IsZero() && key != nil, gen != nil)
 	eq = orDeepEqual(eq)
 	pools := newPools()
 	defer pools.close()
@@ -212,7 +212,7 @@ func countNodes[N any](g tree.Treeish[N], root N) int64 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		count++
-		g(n, func(c N) bool {
+		g.Each(n, func(c N) bool {
 			stack = append(stack, c)
 			return true
 		})
@@ -227,7 +227,7 @@ func countKeys[N any, K comparable](g tree.Treeish[N], root N, key func(N) K) in
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		g(n, func(c N) bool {
+		g.Each(n, func(c N) bool {
 			if k := key(c); !seen[k] {
 				seen[k] = true
 				stack = append(stack, c)

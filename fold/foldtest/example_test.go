@@ -52,7 +52,7 @@ func ExampleDAGs() {
 
 func ExampleChildren() {
 	root := &foldtest.Node{Label: 0, Kids: []*foldtest.Node{{Label: 1}, {Label: 2}}}
-	foldtest.Children(root, func(c *foldtest.Node) bool {
+	foldtest.Children.Each(root, func(c *foldtest.Node) bool {
 		fmt.Println(c.Label)
 		return true
 	})

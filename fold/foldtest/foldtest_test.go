@@ -15,6 +15,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/fold/foldtest"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 func label(n *foldtest.Node) int { return n.Label }
@@ -62,7 +63,7 @@ func TestCheckOwnNodeType(t *testing.T) {
 			return &dir{size: int64(label % 7), subdirs: kids}
 		})
 	})
-	foldtest.Check(t, fold.Sum(func(d *dir) int64 { return d.size }), subdirs, gen, nil)
+	foldtest.Check(t, fold.Sum(func(d *dir) int64 { return d.size }), tree.FromFunc(subdirs), gen, nil)
 }
 
 func TestCheckDAGPassesCorrectFolds(t *testing.T) {

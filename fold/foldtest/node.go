@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/forkjoin-go/forkjoin/tree"
 )
 
 // Node is a node of a generated tree or DAG. Label is unique among the
@@ -15,14 +17,9 @@ type Node struct {
 	Kids  []*Node
 }
 
-// Children is the tree.Treeish of Node: it yields n.Kids in order.
-func Children(n *Node, yield func(*Node) bool) {
-	for _, c := range n.Kids {
-		if !yield(c) {
-			return
-		}
-	}
-}
+// Children is the tree.Treeish of Node, made by tree.FromSlice over
+// n.Kids.
+var Children = tree.FromSlice(func(n *Node) []*Node { return n.Kids })
 
 // Key returns n's label: the key of a Node for fold.RunDAG and CheckDAG.
 func Key(n *Node) int { return n.Label }

@@ -146,7 +146,7 @@ func Check[N, H, R any, K comparable](c *Checker[K], f fold.Fold[N, H, R], g tre
 				c.violate("node %v: Init called again for the same key", k)
 			}
 			h := &Heap[H, K]{key: k}
-			g(n, func(ch N) bool {
+			g.Each(n, func(ch N) bool {
 				h.expect = append(h.expect, key(ch))
 				return true
 			})

@@ -8,7 +8,7 @@ import "github.com/forkjoin-go/forkjoin/tree"
 // Binary returns the complete binary tree of n nodes in heap order: the
 // children of i are 2i+1 and 2i+2 when below n. Its height is bits.Len(n).
 func Binary(n int) tree.Treeish[int] {
-	return func(i int, yield func(int) bool) {
+	return tree.FromFunc(func(i int, yield func(int) bool) {
 		if c := 2*i + 1; c < n {
 			if !yield(c) {
 				return
@@ -17,22 +17,22 @@ func Binary(n int) tree.Treeish[int] {
 				yield(c + 1)
 			}
 		}
-	}
+	})
 }
 
 // Chain returns the chain of n nodes: the only child of i is i+1.
 func Chain(n int) tree.Treeish[int] {
-	return func(i int, yield func(int) bool) {
+	return tree.FromFunc(func(i int, yield func(int) bool) {
 		if i+1 < n {
 			yield(i + 1)
 		}
-	}
+	})
 }
 
 // Wide returns the tree of n nodes whose root 0 has children 1..n-1, all
 // leaves.
 func Wide(n int) tree.Treeish[int] {
-	return func(i int, yield func(int) bool) {
+	return tree.FromFunc(func(i int, yield func(int) bool) {
 		if i != 0 {
 			return
 		}
@@ -41,7 +41,7 @@ func Wide(n int) tree.Treeish[int] {
 				return
 			}
 		}
-	}
+	})
 }
 
 // SumTo returns 0+1+...+(n-1), the sum of the nodes of an implicit tree of

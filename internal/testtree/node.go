@@ -17,14 +17,26 @@ type Node struct {
 // String is "n" followed by the node's ID.
 func (n *Node) String() string { return fmt.Sprintf("n%d", n.ID) }
 
-// Children is the Treeish of Node: it yields n.Children in order.
-var Children tree.Treeish[*Node] = func(n *Node, yield func(*Node) bool) {
+// Children is the Treeish of Node, made by tree.FromSlice: the executors
+// read n.Children in place.
+var Children = tree.FromSlice(func(n *Node) []*Node { return n.Children })
+
+// ChildrenFunc is the same Treeish made by tree.FromFunc, which yields
+// n.Children one by one: the executors' other path, for the tests that
+// run both.
+var ChildrenFunc = tree.FromFunc(func(n *Node, yield func(*Node) bool) {
 	for _, c := range n.Children {
 		if !yield(c) {
 			return
 		}
 	}
-}
+})
+
+// Treeishes are both forms, by name, for the tests that run each.
+var Treeishes = []struct {
+	Name string
+	G    tree.Treeish[*Node]
+}{{"slice", Children}, {"func", ChildrenFunc}}
 
 // Key is the key of a node for DAG folds and checkers: its ID.
 func Key(n *Node) int { return n.ID }

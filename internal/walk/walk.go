@@ -39,6 +39,9 @@ type Ops[N, H, R any] struct {
 	Accumulate func(h *H, child R)
 	Finalize   func(h *H) R
 	Children   func(n N, yield func(child N) bool)
+	// Slice, if not nil, returns the children Children yields, as a slice
+	// the walk reads in place and never modifies.
+	Slice func(n N) []N
 
 	// sched, if not nil, makes the walks deal work without a request
 	// (see WithSchedule); Run reads it from the run's context.
