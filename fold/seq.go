@@ -86,7 +86,7 @@ func (s *seqFolder[N, H, R]) tick() {
 // run folds the subtree of root.
 func (s *seqFolder[N, H, R]) run(root N) R {
 	if s.slice != nil {
-		return s.foldSlice(root, 0)
+		return s.foldSlice(root)
 	}
 	return s.fold(root)
 }
@@ -112,27 +112,51 @@ func (s *seqFolder[N, H, R]) fold(n N) R {
 	return r
 }
 
-// foldSlice folds the subtree of n, at depth d, when g has a slice
-// function: the children are read from the slice, each folded by a direct
-// call, with no yield function between a node and its children.
-func (s *seqFolder[N, H, R]) foldSlice(n N, d int) R {
+// foldSlice folds the subtree of root when g has a slice function: the
+// children are read from the slice, each folded by a direct call, with no
+// yield function between a node and its children.
+func (s *seqFolder[N, H, R]) foldSlice(root N) R {
 	s.tick()
-	if d == len(s.hs) {
-		if d == recDepth {
-			return s.foldDeep(n)
-		}
+	if len(s.hs) == 0 {
 		var zero H
 		s.hs = append(s.hs, zero)
 	}
-	s.hs[d] = s.init(n)
-	for _, c := range s.slice(n) {
-		r := s.foldSlice(c, d+1)
+	s.hs[0] = s.init(root)
+	if kids := s.slice(root); len(kids) > 0 {
+		s.foldKids(kids, 0)
+	}
+	r := s.fin(&s.hs[0])
+	var zero H
+	s.hs[0] = zero
+	return r
+}
+
+// foldKids folds kids, the children of the node open at depth d, and
+// accumulates their results into its heap. A leaf, most nodes of a bushy
+// tree, is folded without a call of its own.
+func (s *seqFolder[N, H, R]) foldKids(kids []N, d int) {
+	e := d + 1 // the children's depth
+	if e == recDepth {
+		for _, c := range kids {
+			s.acc(&s.hs[d], s.foldDeep(c))
+		}
+		return
+	}
+	if e == len(s.hs) {
+		var zero H
+		s.hs = append(s.hs, zero)
+	}
+	for _, c := range kids {
+		s.tick()
+		s.hs[e] = s.init(c)
+		if ck := s.slice(c); len(ck) > 0 {
+			s.foldKids(ck, e)
+		}
+		r := s.fin(&s.hs[e])
+		var zero H
+		s.hs[e] = zero
 		s.acc(&s.hs[d], r) // taken again: a deeper level may have moved hs
 	}
-	r := s.fin(&s.hs[d])
-	var zero H
-	s.hs[d] = zero
-	return r
 }
 
 // foldDeep folds the subtree of n, at depth recDepth, with explicit

@@ -1,6 +1,9 @@
 package fold
 
-import "github.com/forkjoin-go/forkjoin/tree"
+import (
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
 
 // The sequential executors keep two explicit stacks instead of recursing:
 //
@@ -43,7 +46,7 @@ func newKidStack[N any]() *kidStack[N] {
 // has one, else yielded to push.
 func (s *kidStack[N]) list(g tree.Treeish[N], n N) {
 	if slice := g.SliceFunc(); slice != nil {
-		s.kids = append(s.kids, slice(n)...)
+		s.kids = walk.AppendKids(s.kids, slice(n))
 		return
 	}
 	g.Each(n, s.push)

@@ -3,6 +3,8 @@ package tree
 import (
 	"iter"
 	"slices"
+
+	"github.com/forkjoin-go/forkjoin/internal/walk"
 )
 
 // preStack is the explicit stack of the sequential pre-order walks: the
@@ -37,7 +39,7 @@ func (s *preStack[N]) pop() N {
 // list pushes the children of n in order, the last on top.
 func (s *preStack[N]) list(g Treeish[N], n N) {
 	if g.slice != nil {
-		s.nodes = append(s.nodes, g.slice(n)...)
+		s.nodes = walk.AppendKids(s.nodes, g.slice(n))
 		return
 	}
 	g.each(n, s.push)

@@ -59,6 +59,9 @@ type level[N, H any] struct {
 	n     N
 	h     H
 	start int // its segment of scratch: from start to the next level's start
+	// rest: its segment, read in place from its children's slice, instead
+	// (a walk with a slice function: descendSlice).
+	rest []N
 	// inProg: the segment's first slot stands for the child being walked.
 	inProg bool
 }
@@ -68,6 +71,16 @@ type level[N, H any] struct {
 // result with done true; or it unwinds, pushes the frames of the path
 // from c down, and returns done false, leaving the rest to the loop.
 func (st *state[N, H, R]) descend(c N, idx int) (r R, done bool) {
+	if st.slice != nil {
+		st.open[0] = st.init(c)
+		kids := st.slice(c)
+		if len(kids) == 0 {
+			r = st.fin(&st.open[0])
+			st.open[0] = *new(H)
+			return r, true
+		}
+		return st.descendSlice(c, kids, idx)
+	}
 	st.entering = idx // the child being walked, for offer
 	st.open[0] = st.init(c)
 	st.rd = 1
@@ -167,20 +180,87 @@ func (st *state[N, H, R]) toFrames(idx int) {
 	end := len(st.scratch) - 1 // the slot suspend added for the descent's child
 	for i := len(lv) - 1; i >= 0; i-- {
 		l := &lv[i]
-		seg := st.scratch[l.start:end]
-		end = l.start
 		base := len(st.kids)
-		if l.inProg && len(seg) == 1 {
-			seg = nil // only the child being walked: no slot (see above)
+		var seg []N
+		if st.slice != nil {
+			seg = l.rest
+			if l.inProg && len(seg) > 0 {
+				st.kids = append(st.kids, *new(N)) // the child being walked
+			}
+		} else {
+			seg = st.scratch[l.start:end]
+			end = l.start
+			if l.inProg && len(seg) == 1 {
+				seg = nil // only the child being walked: no slot (see above)
+			}
 		}
 		st.kids = append(st.kids, seg...)
 		f := st.push(l.n, l.h, base, idx)
-		if seg != nil && l.inProg {
-			f.lo++
+		if l.inProg && len(st.kids) > base {
+			f.lo++ // past the slot of the child being walked
 		}
 		idx = base
 		*l = level[N, H]{}
 	}
 	clear(st.scratch)
 	st.scratch, st.levels = st.scratch[:0], lv[:0]
+}
+
+// descendSlice is descend for a walk with a slice function: c, the child
+// at position idx of the top frame (-1 if there is none), is open at
+// depth 0 with kids, its children, read from the slice. See foldKids.
+func (st *state[N, H, R]) descendSlice(c N, kids []N, idx int) (r R, done bool) {
+	st.entering = idx // the child being walked, for offer
+	if r, done = st.foldKids(c, kids, 0); !done {
+		st.toFrames(idx)
+	}
+	return r, done
+}
+
+// foldKids folds the children kids of n, open at depth d (its heap in
+// open[d]), by direct recursion, accumulates their results, and returns
+// n's result with done true. It is the yield descent with the children
+// read from their slice: no call per child besides the callbacks, and a
+// leaf, most nodes of a bushy tree, folded without a call of its own.
+//
+// Unwinding needs no listing either: a node records itself as a level
+// whose segment is the rest of its slice, read in place by toFrames (from
+// the child it is about to fold, where the descent stops; after the child
+// being walked, in the levels above it), and returns done false.
+func (st *state[N, H, R]) foldKids(n N, kids []N, d int) (r R, done bool) {
+	e := d + 1 // the children's depth
+	if e == len(st.open) {
+		st.open = append(st.open, *new(H))
+	}
+	for i, c := range kids {
+		if e == recLimit || atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() || st.sched != nil && st.sched.Deal() {
+			st.unwinding = true
+			if e == recLimit {
+				st.deep = true
+			} else if !st.poll.WorkRequested() {
+				st.forced = true
+			}
+			st.levels = append(st.levels, level[N, H]{n: n, h: st.open[d], rest: kids[i:]})
+			st.open[d] = *new(H)
+			return r, false
+		}
+		if st.ticks++; st.ticks%ctxEvery == 0 {
+			st.checkRun(st.w)
+		}
+		st.open[e] = st.init(c)
+		if ck := st.slice(c); len(ck) == 0 {
+			cr := st.fin(&st.open[e])
+			st.open[e] = *new(H)
+			st.acc(&st.open[d], cr)
+		} else if cr, ok := st.foldKids(c, ck, e); ok {
+			st.acc(&st.open[d], cr) // taken again: a deeper level may have moved open
+		} else {
+			st.levels = append(st.levels, level[N, H]{n: n, h: st.open[d], rest: kids[i+1:], inProg: true})
+			st.open[d] = *new(H)
+			return r, false
+		}
+	}
+	r = st.fin(&st.open[d])
+	st.open[d] = *new(H)
+	return r, true
 }

@@ -23,9 +23,11 @@ func (s *dealAt) dealt() (bool, int64) { l := s.looks.Load(); return l >= s.n.Lo
 
 // orderOps folds a tree given by kids into the string of its nodes in
 // pre-order, each node's children in brackets: a fold that is wrong if a
-// single Accumulate comes out of child order.
-func orderOps(kids map[int][]int) *Ops[int, string, string] {
-	return &Ops[int, string, string]{
+// single Accumulate comes out of child order. With slice, the walk reads
+// the children from their slices (Ops.Slice), else from the yield
+// function.
+func orderOps(kids map[int][]int, slice bool) *Ops[int, string, string] {
+	ops := &Ops[int, string, string]{
 		Init:       func(n int) string { return fmt.Sprint(n) },
 		Accumulate: func(h *string, c string) { *h += "[" + c + "]" },
 		Finalize:   func(h *string) string { return *h },
@@ -37,7 +39,17 @@ func orderOps(kids map[int][]int) *Ops[int, string, string] {
 			}
 		},
 	}
+	if slice {
+		ops.Slice = func(n int) []int { return kids[n] }
+	}
+	return ops
 }
+
+// forms are the two ways a walk reads children, for orderOps.
+var forms = []struct {
+	name  string
+	slice bool
+}{{"yield", false}, {"slice", true}}
 
 func orderSeq(kids map[int][]int, n int) string {
 	var b strings.Builder
@@ -61,7 +73,12 @@ func orderSeq(kids map[int][]int, n int) string {
 func TestDescentUnwindsToFrames(t *testing.T) {
 	leakcheck.Check(t)
 	kids := map[int][]int{0: {1, 2, 3}, 1: {4, 5}, 4: {6, 7, 8}, 6: {9}, 5: {10}}
-	ops := orderOps(kids)
+	for _, form := range forms {
+		t.Run(form.name, func(t *testing.T) { unwindToFrames(t, kids, orderOps(kids, form.slice)) })
+	}
+}
+
+func unwindToFrames(t *testing.T, kids map[int][]int, ops *Ops[int, string, string]) {
 	s := &dealAt{}
 	pool.With(1, func(p *pool.Pool) {
 		forkjoin.RunCtx(WithSchedule(context.Background(), s), p, func(w *forkjoin.Worker) error {
@@ -135,25 +152,33 @@ func TestDescentUnwindsAtEveryLook(t *testing.T) {
 			trees["comb"][n] = []int{n + 1}
 		}
 	}
-	for name, kids := range trees {
-		want := orderSeq(kids, 0)
-		for look := int64(1); ; look++ {
-			s := &dealAt{}
-			s.reset(look)
-			var got string
-			pool.With(2, func(p *pool.Pool) {
-				ops := orderOps(kids)
-				forkjoin.RunCtx(WithSchedule(context.Background(), s), p, func(w *forkjoin.Worker) error {
-					got = Run(w, ops, 0)
-					return nil
-				})
+	for _, form := range forms {
+		for name, kids := range trees {
+			unwindAtEveryLook(t, form.name+"/"+name, kids, form.slice)
+		}
+	}
+}
+
+// unwindAtEveryLook runs the fold of kids with a deal at each look in
+// turn, until a run makes fewer looks than the deal's number.
+func unwindAtEveryLook(t *testing.T, name string, kids map[int][]int, slice bool) {
+	want := orderSeq(kids, 0)
+	for look := int64(1); ; look++ {
+		s := &dealAt{}
+		s.reset(look)
+		var got string
+		pool.With(2, func(p *pool.Pool) {
+			ops := orderOps(kids, slice)
+			forkjoin.RunCtx(WithSchedule(context.Background(), s), p, func(w *forkjoin.Worker) error {
+				got = Run(w, ops, 0)
+				return nil
 			})
-			if got != want {
-				t.Fatalf("%s, unwinding at look %d: fold = %s, want %s", name, look, got, want)
-			}
-			if dealt, _ := s.dealt(); !dealt {
-				break // every look has had its turn
-			}
+		})
+		if got != want {
+			t.Fatalf("%s, unwinding at look %d: fold = %s, want %s", name, look, got, want)
+		}
+		if dealt, _ := s.dealt(); !dealt {
+			break // every look has had its turn
 		}
 	}
 }

@@ -111,3 +111,16 @@ func (s *frameStack[F]) reset() {
 		s.cur = s.chunks[0][:0]
 	}
 }
+
+// AppendKids appends kids to buf, like append(buf, kids...), copying a few
+// element by element: the runtime's typed copy behind append costs more
+// than a short loop, and most nodes have few children (a chain, one).
+func AppendKids[N any](buf, kids []N) []N {
+	if len(kids) > 4 {
+		return append(buf, kids...)
+	}
+	for _, c := range kids {
+		buf = append(buf, c)
+	}
+	return buf
+}

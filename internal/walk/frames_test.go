@@ -2,6 +2,7 @@ package walk
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -67,5 +68,22 @@ func TestFrameStackModel(t *testing.T) {
 func TestFrameSize(t *testing.T) {
 	if got := unsafe.Sizeof(frame[*int, int64, int64]{}); got != 32 {
 		t.Fatalf("a frame of an 8-byte heap takes %d bytes, want 32", got)
+	}
+}
+
+// TestAppendKids: AppendKids appends like append, for short and long
+// slices, and leaves buf's existing elements alone.
+func TestAppendKids(t *testing.T) {
+	for n := 0; n <= 9; n++ {
+		kids := make([]int, n)
+		for i := range kids {
+			kids[i] = 10 + i
+		}
+		buf := []int{1, 2}
+		got := AppendKids(buf[:2:2], kids)
+		want := append([]int{1, 2}, kids...)
+		if !slices.Equal(got, want) {
+			t.Fatalf("AppendKids(%v, %v) = %v, want %v", buf, kids, got, want)
+		}
 	}
 }

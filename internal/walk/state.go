@@ -80,7 +80,7 @@ func getState[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R]) *state[N, H, R
 		st.open = make([]H, 1, 8) // open[0]: a descent's own child
 	}
 	st.ops = ops
-	st.init, st.acc, st.fin, st.children, st.sched = ops.Init, ops.Accumulate, ops.Finalize, ops.Children, ops.sched
+	st.init, st.acc, st.fin, st.children, st.slice, st.sched = ops.Init, ops.Accumulate, ops.Finalize, ops.Children, ops.Slice, ops.sched
 	st.w, st.poll = w, core.PollOf(w)
 	st.word = st.poll.Word()
 	return st
@@ -102,7 +102,7 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	}
 	st.spareResults = slices.DeleteFunc(st.spareResults, func(r []R) bool { return r == nil })
 	st.ops, st.w, st.poll, st.word, st.dealt = nil, nil, core.Poll[forkjoin.Worker]{}, nil, nil
-	st.init, st.acc, st.fin, st.children, st.sched = nil, nil, nil, nil, nil
+	st.init, st.acc, st.fin, st.children, st.slice, st.sched = nil, nil, nil, nil, nil, nil
 	st.kids = st.kids[:0]
 	st.frames.reset()
 	st.low, st.ticks, st.dry, st.forced, st.deep = 0, 0, false, false, false

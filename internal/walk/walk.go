@@ -155,6 +155,7 @@ type state[N, H, R any] struct {
 	acc      func(h *H, child R)
 	fin      func(h *H) R
 	children func(n N, yield func(child N) bool)
+	slice    func(n N) []N // if not nil, the walk reads children from it (descendSlice)
 	sched    Schedule
 
 	ops    *Ops[N, H, R]
@@ -296,6 +297,31 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		if top.pubs == nil {
 			if top.lo < top.hi {
 				c, idx := st.take(top)
+				if st.slice != nil {
+					// descendSlice's first node, written out as below.
+					st.open[0] = st.init(c)
+					kids := st.slice(c)
+					if len(kids) == 0 { // a leaf
+						r := st.fin(&st.open[0])
+						st.open[0] = *new(H)
+						st.acc(&top.h, r)
+						continue
+					}
+					if st.deep || st.dry { // list it, as enter would
+						h := st.open[0]
+						st.open[0] = *new(H)
+						base := len(st.kids)
+						st.kids = AppendKids(st.kids, kids)
+						top = st.push(c, h, base, idx)
+						continue
+					}
+					if r, done := st.descendSlice(c, kids, idx); done {
+						st.acc(&top.h, r)
+						continue
+					}
+					top = st.frames.top()
+					continue
+				}
 				if st.deep || st.dry {
 					// enter, written out, as descend is below.
 					h := st.init(c)
@@ -395,7 +421,11 @@ func (st *state[N, H, R]) enter(n N, idx int) (r R, leaf bool) {
 	h := st.init(n)
 	base := len(st.kids)
 	st.entering, st.listing, st.unshared = idx, base, base+1
-	st.children(n, st.yield)
+	if st.slice != nil {
+		st.kids = AppendKids(st.kids, st.slice(n)) // one copy: nothing to stream
+	} else {
+		st.children(n, st.yield)
+	}
 	if len(st.kids) == base {
 		// The heap goes through a field of st: the address of a local
 		// passed to Finalize would move every leaf's heap to the heap.
