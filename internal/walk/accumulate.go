@@ -104,6 +104,10 @@ func (st *state[N, H, R]) step(w *forkjoin.Worker, f *frame[N, H, R]) bool {
 		case p.claim.CompareAndSwap(false, true): // nobody took it: the same
 			st.ops.pubOver()
 			f.lo, f.hi = pos(p.first), pos(p.end)
+			if p.results != nil { // a dealt range's, never written
+				st.keepResults(p.results)
+				p.results = nil
+			}
 		default: // a thief has it: every child before it is accumulated
 			st.putBehind(ps, p, p.first)
 		}
@@ -196,7 +200,7 @@ func (st *state[N, H, R]) accumulateRange(f *frame[N, H, R], p *pub[N, H, R]) {
 }
 
 // maxSpareResults bounds the result slices of range pubs a state keeps.
-const maxSpareResults = 4
+const maxSpareResults = 16
 
 // results returns a zero slice of k results for a range pub the owner
 // deals: a spare one if one is big enough, else a new one.

@@ -225,15 +225,20 @@ func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
 // about to be visited anyway, unless inChild says that the top frame's
 // child is being listed), and reports whether it found any.
 //
-// Children are dealt from the front, in child order: the oldest frame's
-// results are accumulated in child order, so whatever a thief is given
-// right after the child the owner is walking can be accumulated as soon as
-// both are done, while the owner goes on with the next ones (their results
-// wait in the frame's res meanwhile). Dealing from the back would leave the
-// accumulation of everything the thieves made for the very end, one result
-// after another, once the owner's own part is done. One child is dealt at
-// a time unless many are left (a wide node): then an eighth of them, as
-// one range, which its taker may split again (see dealSize).
+// One child is dealt at a time, from the front, in child order: the
+// frame's results are accumulated in child order, so the child a thief is
+// given right after the one the owner is walking can be accumulated as
+// soon as both are done, while the owner goes on with the next ones (their
+// results wait in the frame's res meanwhile).
+//
+// When many are left (a wide node), an eighth of them are dealt as one
+// range, which its taker may split again (see dealSize), from the back:
+// the range becomes the first of the frame's ahead pubs, and the owner
+// goes on with its own range in order, accumulating each result as it
+// comes, with nothing waiting in res. The range's results are accumulated
+// when the owner gets to it. Dealt from the front, every own result after
+// it would wait in res, and on a node of cheap leaves that bookkeeping
+// costs the owner more than the thief saves it.
 func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 	top := st.frames.len() - 1
 	i := st.low
@@ -263,17 +268,25 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 		}
 		first := int(f.lo)
 		k := dealSize(int(f.hi) - first)
-		if k == 1 {
-			p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
-			var zero N
-			st.kids[first] = zero
-			p.task.Init(runPub[N, H, R])
-		} else {
+		if k > 1 {
+			// A range: the last k, ahead of the own range (see above).
+			first = int(f.hi) - k
 			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
+			p.first, p.end = first, first+k
 			f.base |= rangedBit
+			f.hi -= pos(k)
+			p.next, ps.ahead = ps.ahead, p
+			st.ops.pending.Add(1)
+			st.noteDealt(p)
+			core.Push(w, &p.task)
+			return true
 		}
-		p.first, p.end = first, first+k
-		f.lo += pos(k)
+		p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
+		var zero N
+		st.kids[first] = zero
+		p.task.Init(runPub[N, H, R])
+		p.first, p.end = first, first+1
+		f.lo++
 		// The first child not accumulated, if no pub is behind: the
 		// frame's child being walked, if there is one, else this one.
 		acc := first

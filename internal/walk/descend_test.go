@@ -182,3 +182,36 @@ func unwindAtEveryLook(t *testing.T, name string, kids map[int][]int, slice bool
 		}
 	}
 }
+
+// TestWideNodeDealsRangesInOrder: a node of many children, some with
+// children of their own, dealt in ranges from the back (several of them
+// ahead of the own range at once when deals come often), is folded in
+// child order, on both forms, whichever participant takes which range.
+func TestWideNodeDealsRangesInOrder(t *testing.T) {
+	leakcheck.Check(t)
+	kids := map[int][]int{}
+	for c := 1; c <= 200; c++ {
+		kids[0] = append(kids[0], c)
+		if c%3 == 0 {
+			kids[c] = []int{1000 + c, 2000 + c}
+		}
+	}
+	want := orderSeq(kids, 0)
+	for _, form := range forms {
+		for _, n := range []int64{1, 2, 3, 7} {
+			s := &everyNth{}
+			s.n.Store(n)
+			var got string
+			pool.With(2, func(p *pool.Pool) {
+				ops := orderOps(kids, form.slice)
+				forkjoin.RunCtx(WithSchedule(context.Background(), s), p, func(w *forkjoin.Worker) error {
+					got = Run(w, ops, 0)
+					return nil
+				})
+			})
+			if got != want {
+				t.Fatalf("%s, a deal every %d looks: fold = %s, want %s", form.name, n, got, want)
+			}
+		}
+	}
+}

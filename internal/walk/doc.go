@@ -38,11 +38,13 @@
 // a descent the yield asks, and unwinds to answer) — except while a request stands that it found nothing to answer with (a
 // chain): then it does not look until it has a node of two children or
 // more, and sees a cancelled run at its periodic check instead. When
-// asked, it deals out the FIRST unstarted children of the OLDEST frame that has
-// any (the oldest frame holds the biggest pieces of work): one child, or,
-// for a frame with 16 or more left, an eighth of them as one range. The
-// dealt children go into a "pub" record, pushed to the worker's deque, and
-// the frame's own range moves past them. When the top frame is the one
+// asked, it deals out unstarted children of the OLDEST frame that has any
+// (the oldest frame holds the biggest pieces of work): its FIRST one; or,
+// for a frame with 16 or more left, its LAST eighth as one range, which
+// becomes the first of the frame's ahead pubs, so that the owner goes on
+// accumulating its own children as they come (see offer). The dealt
+// children go into a "pub" record, pushed to the worker's deque, and the
+// frame's own range moves past them or ends before them. When the top frame is the one
 // to deal from, its owner first enters the next child itself (answer):
 // the thief gets the children after it, and the owner goes on in child
 // order rather than with the younger siblings of a child it gave away.

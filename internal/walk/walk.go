@@ -294,7 +294,9 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 		if st.ticks++; st.ticks%ctxEvery == 0 {
 			st.checkRun(w)
 		}
-		if top.pubs == nil {
+		if ps := top.pubs; ps == nil || ps.behind == nil && top.lo < top.hi {
+			// Nothing behind: every child before the own range is
+			// accumulated, so an own child's result is accumulated at once.
 			if top.lo < top.hi {
 				c, idx := st.take(top)
 				if st.slice != nil {
@@ -354,7 +356,7 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 				}
 				r := st.fin(&st.open[0])
 				st.open[0] = *new(H)
-				st.acc(&top.h, r) // no frame was pushed: top is valid, and has no pubs
+				st.acc(&top.h, r) // no frame was pushed: top is valid, nothing behind
 				continue
 			}
 		} else if st.step(w, top) {
