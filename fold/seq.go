@@ -211,13 +211,23 @@ type stackFolder[N, H, R any] struct {
 	ks    *kidStack[N]
 	fs    frameStack[frame[H]]
 	spare *frame[H]
+	slice func(N) []N        // g's slice function, if it has one
 	cycle walk.CycleCheck[N] // a node that is its own descendant
 	poll  func()             // as seqFolder's, counting in *ticks
 	ticks *uint32
 }
 
+// tick counts a node for the poll function, if there is one.
+func (s *stackFolder[N, H, R]) tick() {
+	if s.poll != nil {
+		if *s.ticks++; *s.ticks%pollEvery == 0 {
+			s.poll()
+		}
+	}
+}
+
 func newStackFolder[N, H, R any](init func(N) H, acc func(*H, R), fin func(*H) R, g tree.Treeish[N]) *stackFolder[N, H, R] {
-	return &stackFolder[N, H, R]{init: init, acc: acc, fin: fin, g: g,
+	return &stackFolder[N, H, R]{init: init, acc: acc, fin: fin, g: g, slice: g.SliceFunc(),
 		ks: newKidStack[N](), fs: newFrameStack[frame[H]](), spare: new(frame[H])}
 }
 
@@ -229,16 +239,30 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 	depth := 0 // of top
 	for {
 		if top.next < len(ks.kids) {
-			if s.poll != nil {
-				if *s.ticks++; *s.ticks%pollEvery == 0 {
-					s.poll()
-				}
-			}
+			s.tick()
 			c := ks.take(top.start, &top.next)
 			at := fs.slot(spare)
 			start := len(ks.kids)
 			*at = frame[H]{h: init(c), start: start, next: start}
-			ks.list(g, c)
+			if slice := s.slice; slice != nil {
+				kids := slice(c)
+				for len(kids) == 1 {
+					// A chain: c's frame needs no slot for its only child,
+					// which is entered at once.
+					if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
+						s.cycle.Enter(c, depth)
+					}
+					top = fs.commit(at, spare)
+					s.tick()
+					c = kids[0]
+					at = fs.slot(spare)
+					*at = frame[H]{h: init(c), start: start, next: start}
+					kids = slice(c)
+				}
+				ks.kids = walk.AppendKids(ks.kids, kids)
+			} else {
+				ks.list(g, c)
+			}
 			if len(ks.kids) > start {
 				if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
 					s.cycle.Enter(c, depth)

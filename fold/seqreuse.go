@@ -40,7 +40,7 @@ func putSeqFolder[N, H, R any](s *seqFolder[N, H, R]) {
 func (s *seqFolder[N, H, R]) set(f Fold[N, H, R], g tree.Treeish[N]) {
 	s.init, s.acc, s.fin, s.g, s.slice = f.Init, f.Accumulate, f.Finalize, g, g.SliceFunc()
 	if s.deep != nil {
-		s.deep.init, s.deep.acc, s.deep.fin, s.deep.g = f.Init, f.Accumulate, f.Finalize, g
+		s.deep.init, s.deep.acc, s.deep.fin, s.deep.g, s.deep.slice = f.Init, f.Accumulate, f.Finalize, g, g.SliceFunc()
 	}
 }
 
@@ -52,6 +52,6 @@ func (s *seqFolder[N, H, R]) release() bool {
 	if d == nil {
 		return true
 	}
-	d.init, d.acc, d.fin, d.g, d.poll = nil, nil, nil, tree.Treeish[N]{}, nil
+	d.init, d.acc, d.fin, d.g, d.slice, d.poll = nil, nil, nil, tree.Treeish[N]{}, nil, nil
 	return len(d.fs.chunks) <= maxSpareFrames/maxChunk && cap(d.ks.kids) <= maxSpareFrames
 }

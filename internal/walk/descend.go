@@ -264,3 +264,45 @@ func (st *state[N, H, R]) foldKids(n N, kids []N, d int) (r R, done bool) {
 	st.open[d] = *new(H)
 	return r, true
 }
+
+// listDown lists c, the child at position idx of the top frame, whose
+// children kids were read from its slice and whose heap is in open[0], as
+// the loop does while deep or dry, and returns the new top frame. Along a
+// chain it goes on down by itself: a node of a single child gets a frame
+// with no slot in the buffer (nothing is dealt from it, so the position
+// is never read), and its child is entered at once, unless a request or a
+// deal must be answered first (it looks where the loop would); then the
+// child is listed as the frame's unstarted child, for the loop. It stops
+// at a node of no child or of several.
+func (st *state[N, H, R]) listDown(c N, kids []N, idx int) *frame[N, H, R] {
+	for {
+		h := st.open[0]
+		st.open[0] = *new(H)
+		base := len(st.kids)
+		if len(kids) != 1 {
+			st.kids = AppendKids(st.kids, kids)
+			return st.push(c, h, base, idx)
+		}
+		f := st.push(c, h, base, idx)
+		c = kids[0]
+		if !st.dry && (atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() || st.sched != nil && st.sched.Deal()) {
+			st.kids = append(st.kids, c)
+			f.hi++
+			if !st.poll.WorkRequested() {
+				st.forced = true // the deal is the loop's to make
+			}
+			return f
+		}
+		if st.ticks++; st.ticks%ctxEvery == 0 {
+			st.checkRun(st.w)
+		}
+		idx = base
+		st.open[0] = st.init(c)
+		if kids = st.slice(c); len(kids) == 0 { // a leaf: delivered to f
+			r := st.fin(&st.open[0])
+			st.open[0] = *new(H)
+			st.acc(&f.h, r)
+			return f
+		}
+	}
+}

@@ -152,22 +152,33 @@ func TestDescentUnwindsAtEveryLook(t *testing.T) {
 			trees["comb"][n] = []int{n + 1}
 		}
 	}
+	// A chain deeper than recLimit, then a bushy bottom: the walk lists it
+	// link by link (listDown), and on a pool of one nobody's request makes
+	// it dry, so every link's look may deal.
+	chain := map[int][]int{}
+	for n := 0; n < 3*recLimit; n++ {
+		chain[n] = []int{n + 1}
+	}
+	chain[3*recLimit] = []int{1000, 1001, 1002}
+	chain[1001] = []int{1003, 1004}
 	for _, form := range forms {
 		for name, kids := range trees {
-			unwindAtEveryLook(t, form.name+"/"+name, kids, form.slice)
+			unwindAtEveryLook(t, form.name+"/"+name, kids, form.slice, 2)
 		}
+		unwindAtEveryLook(t, form.name+"/chain", chain, form.slice, 1)
 	}
 }
 
-// unwindAtEveryLook runs the fold of kids with a deal at each look in
-// turn, until a run makes fewer looks than the deal's number.
-func unwindAtEveryLook(t *testing.T, name string, kids map[int][]int, slice bool) {
+// unwindAtEveryLook runs the fold of kids on a pool of parallelism par
+// with a deal at each look in turn, until a run makes fewer looks than the
+// deal's number.
+func unwindAtEveryLook(t *testing.T, name string, kids map[int][]int, slice bool, par int) {
 	want := orderSeq(kids, 0)
 	for look := int64(1); ; look++ {
 		s := &dealAt{}
 		s.reset(look)
 		var got string
-		pool.With(2, func(p *pool.Pool) {
+		pool.With(par, func(p *pool.Pool) {
 			ops := orderOps(kids, slice)
 			forkjoin.RunCtx(WithSchedule(context.Background(), s), p, func(w *forkjoin.Worker) error {
 				got = Run(w, ops, 0)

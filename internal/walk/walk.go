@@ -310,11 +310,7 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 						continue
 					}
 					if st.deep || st.dry { // list it, as enter would
-						h := st.open[0]
-						st.open[0] = *new(H)
-						base := len(st.kids)
-						st.kids = AppendKids(st.kids, kids)
-						top = st.push(c, h, base, idx)
+						top = st.listDown(c, kids, idx)
 						continue
 					}
 					if r, done := st.descendSlice(c, kids, idx); done {
