@@ -225,20 +225,25 @@ func (st *state[N, H, R]) endStream(f *frame[N, H, R]) {
 // about to be visited anyway, unless inChild says that the top frame's
 // child is being listed), and reports whether it found any.
 //
-// One child is dealt at a time, from the front, in child order: the
-// frame's results are accumulated in child order, so the child a thief is
-// given right after the one the owner is walking can be accumulated as
-// soon as both are done, while the owner goes on with the next ones (their
-// results wait in the frame's res meanwhile).
+// Children are dealt from the front, in child order: the frame's results
+// are accumulated in child order, so whatever a thief is given right after
+// the child the owner is walking can be accumulated as soon as both are
+// done, while the owner goes on with the next ones (their results wait in
+// the frame's res meanwhile). Dealing from the back would leave the
+// accumulation of everything the thieves made for the end, one result
+// after another, once the owner's own part is done: where Accumulate is
+// the costly callback, that serial tail is what the run waits for. One
+// child is dealt at a time unless many are left: then an eighth of them,
+// as one range, which its taker may split again (see dealSize).
 //
-// When many are left (a wide node), an eighth of them are dealt as one
-// range, which its taker may split again (see dealSize), from the back:
-// the range becomes the first of the frame's ahead pubs, and the owner
-// goes on with its own range in order, accumulating each result as it
-// comes, with nothing waiting in res. The range's results are accumulated
-// when the owner gets to it. Dealt from the front, every own result after
-// it would wait in res, and on a node of cheap leaves that bookkeeping
-// costs the owner more than the thief saves it.
+// On a wide node (backFrom children or more left) the range is dealt from
+// the back instead: it becomes the first of the frame's ahead pubs, and
+// the owner goes on with its own range in order, accumulating each result
+// as it comes, with nothing waiting in res; the range's results are
+// accumulated when the owner gets to it. Dealt from the front, every one
+// of the many own results after it would wait in res, and on a node of
+// cheap leaves that bookkeeping costs the owner more than the thief saves
+// it.
 func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 	top := st.frames.len() - 1
 	i := st.low
@@ -267,8 +272,9 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			f.pubs = ps
 		}
 		first := int(f.lo)
-		k := dealSize(int(f.hi) - first)
-		if k > 1 {
+		own := int(f.hi) - first
+		k := dealSize(own)
+		if own >= backFrom {
 			// A range: the last k, ahead of the own range (see above).
 			first = int(f.hi) - k
 			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
@@ -281,12 +287,17 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			core.Push(w, &p.task)
 			return true
 		}
-		p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
-		var zero N
-		st.kids[first] = zero
-		p.task.Init(runPub[N, H, R])
-		p.first, p.end = first, first+1
-		f.lo++
+		if k == 1 {
+			p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
+			var zero N
+			st.kids[first] = zero
+			p.task.Init(runPub[N, H, R])
+		} else {
+			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
+			f.base |= rangedBit
+		}
+		p.first, p.end = first, first+k
+		f.lo += pos(k)
 		// The first child not accumulated, if no pub is behind: the
 		// frame's child being walked, if there is one, else this one.
 		acc := first
@@ -350,6 +361,11 @@ const (
 	rangeMin = 16
 	dealDiv  = 8
 )
+
+// backFrom is the number of unstarted children of a frame from which offer
+// deals a range from the back of them rather than from the front (a wide
+// node; see offer). A node of a few dozen children keeps the front deal.
+const backFrom = 128
 
 // dealSize is how many of n unstarted children offer deals at once.
 func dealSize(n int) int {

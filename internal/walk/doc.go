@@ -9,7 +9,8 @@
 // its heap H and the segment of a shared buffer that holds its unstarted
 // children. The walk takes the next unstarted child of the top frame and
 // descends into it (descend.go): it folds the child's subtree by recursion
-// on the goroutine stack, each node's children folded as the children
+// on the goroutine stack, each node's children read from their slice when
+// Ops has a slice function (foldKids), else folded as the children
 // function yields them, the way Seq does, with one load per node to see
 // whether another participant asks for work. A subtree nobody asks for is
 // folded with no listing and no frame, and its result is accumulated into
@@ -22,14 +23,16 @@
 //
 // When a descent finds a request (or its recursion is 64 levels deep), it
 // unwinds: every node open on the recursion lists the children it has not
-// yielded yet, and the path becomes frames, each listing its unstarted
-// children after the one being walked — the stack the walk would have
-// built had it listed every node's children on entering it. So depth costs
-// heap memory, not goroutine stack: a 10^6-deep chain is 10^6 frames. Each
-// node becomes a frame at most once. While a request stands that no frame
-// can answer (dry, below), and along a chain once a descent has reached
-// its depth bound, the walk lists a node's children when it enters it
-// (enter) instead of descending: a descent would only unwind at once.
+// folded yet (the rest of its slice, or the children it has not yielded
+// yet), and the path becomes frames, each listing its unstarted children
+// after the one being walked — the stack the walk would have built had it
+// listed every node's children on entering it. So depth costs heap
+// memory, not goroutine stack: a 10^6-deep chain is 10^6 frames. Each node
+// becomes a frame at most once. While a request stands that no frame can
+// answer (dry, below), and along a chain once a descent has reached its
+// depth bound, the walk lists a node's children when it enters it (enter,
+// listDown) instead of descending: a descent would only unwind at once. A
+// chain's link then gets a frame with no slot for its only child.
 //
 // # How work moves
 //
@@ -40,12 +43,13 @@
 // more, and sees a cancelled run at its periodic check instead. When
 // asked, it deals out unstarted children of the OLDEST frame that has any
 // (the oldest frame holds the biggest pieces of work): its FIRST one; or,
-// for a frame with 16 or more left, its LAST eighth as one range, which
+// for a frame with 16 or more left, its first eighth as one range; for a
+// wide node (128 or more left), its LAST eighth as one range, which
 // becomes the first of the frame's ahead pubs, so that the owner goes on
 // accumulating its own children as they come (see offer). The dealt
 // children go into a "pub" record, pushed to the worker's deque, and the
-// frame's own range moves past them or ends before them. When the top frame is the one
-// to deal from, its owner first enters the next child itself (answer):
+// frame's own range moves past them or ends before them. When the top
+// frame is the one to deal from, its owner first enters the next child itself (answer):
 // the thief gets the children after it, and the owner goes on in child
 // order rather than with the younger siblings of a child it gave away.
 // The next child may be the first of a held tail (see below): answer makes
