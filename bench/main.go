@@ -140,7 +140,7 @@ func printList(w io.Writer, cfg *Config) {
 	}
 	fmt.Fprintln(w, "strategies:")
 	for _, s := range strategies() {
-		fmt.Fprintf(w, "  %-15s %-10s %s\n", s.Name, s.Family, s.Desc)
+		fmt.Fprintf(w, "  %-19s %-10s %s\n", s.Name, s.Family, s.Desc)
 	}
 }
 

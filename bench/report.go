@@ -17,11 +17,11 @@ import (
 //	allocs     heap allocations per run (runtime.MemStats.Mallocs), median
 //	note       deadlock / skipped / WRONG / cut-off chosen / rounds run
 
-const rowFormat = "  %-15s %10s %15s %9s %9s %10s  %s\n"
+const rowFormat = "  %-19s %10s %15s %9s %9s %10s  %s\n"
 
 // noteFormat is a row of strategies that have no time on a workload: a
 // deadlock, a run skipped as too slow, a wrong result.
-const noteFormat = "  %-15s %s\n"
+const noteFormat = "  %-19s %s\n"
 
 // notRunAgain starts the note of a strategy not run on a workload because
 // it deadlocked on one with the same nesting before.
@@ -29,7 +29,7 @@ const notRunAgain = "deadlock: not run again"
 
 func printTableHeader(w io.Writer) {
 	fmt.Fprintf(w, rowFormat, "strategy", "median", "per unit", "×seq", "×best", "allocs/run", "note")
-	fmt.Fprintf(w, rowFormat, strings.Repeat("─", 15), strings.Repeat("─", 10), strings.Repeat("─", 15),
+	fmt.Fprintf(w, rowFormat, strings.Repeat("─", 19), strings.Repeat("─", 10), strings.Repeat("─", 15),
 		strings.Repeat("─", 9), strings.Repeat("─", 9), strings.Repeat("─", 10), strings.Repeat("─", 20))
 }
 

@@ -9,6 +9,9 @@ package main
 //     tasks with forkjoin.For.
 //   - forkjoin-join: forkjoin.Join with closures (allocates per fork).
 //   - forkjoin-fold: fold.Run over the implicit tree of a FoldProblem.
+//   - forkjoin-fold-nodes: fold.Run over plain-recursion's tree of pointer
+//     nodes, its children given by tree.FromSlice, as a user with such a
+//     tree writes it.
 //   - forkjoin-task: the task runtime: a Scope's spawned tasks for batches
 //     and the spawn test, a forkjoin.Graph for the dependency graph.
 //   - forkjoin-task-slot: forkjoin-task on a pool with the LIFO slot on.
@@ -142,6 +145,26 @@ func init() {
 				}
 			})
 			return fold.Run(poolOf(env), f, g, 0)
+		},
+	})
+
+	register(&Strategy{
+		Name:   "forkjoin-fold-nodes",
+		Family: "forkjoin",
+		Desc:   "fold.Run over plain-recursion's pointer nodes, children by tree.FromSlice (read in place)",
+		Open:   openPool,
+		Fold: func(env *Env, p *FoldProblem) uint64 {
+			root := plainTreeOf(p)
+			f := fold.New(func(n *plainNode) uint64 { return p.Init(n.id) },
+				func(h *uint64, c uint64) { *h = p.Accumulate(*h, c) },
+				func(h *uint64) uint64 { return p.Finalize(*h) })
+			g := tree.FromSlice(func(n *plainNode) []*plainNode {
+				if p.Work.Children > 0 {
+					spin(uint64(n.id), p.Work.Children)
+				}
+				return n.kids
+			})
+			return fold.Run(poolOf(env), f, g, root)
 		},
 	})
 }
