@@ -21,7 +21,10 @@ import (
 //   - hand-callbacks-slab: the same recursion with heaps kept in a slice
 //     indexed by depth, so nothing escapes: the best a hand-written
 //     recursion through the callbacks can do;
-//   - seq: fold.Seq with tree.FromSlice over the same children function.
+//   - hand-treeish-slab: the same through a push Treeish (g.Each, a yield
+//     call per child);
+//   - seq: fold.Seq with tree.FromSlice over the same children function,
+//     which it reads as a slice.
 //
 // Each reports ns/node. Workloads: "noop" counts the nodes of a complete
 // 8-ary tree of 2×10^5 nodes (callbacks that do next to nothing); "sum"
@@ -72,9 +75,9 @@ func (s *slabFolder[N, H, R]) fold(n N, d int) R {
 	return s.f.Finalize(&s.hs[d])
 }
 
-// treeishFolder is the best recursion through a Treeish: heaps in a slice
-// indexed by depth, and one yield function per depth made once, so that
-// nothing is allocated per node.
+// treeishFolder is the best recursion through a push Treeish (its Each):
+// heaps in a slice indexed by depth, and one yield function per depth made
+// once, so that nothing is allocated per node.
 type treeishFolder[N, H, R any] struct {
 	f      fold.Fold[N, H, R]
 	g      tree.Treeish[N]

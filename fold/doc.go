@@ -9,7 +9,7 @@
 //
 // For every node the executor calls Init to make the node's heap H, then
 // Accumulate once per child with that child's result, in the order the
-// children function (a tree.Treeish) yields the children, then Finalize,
+// children function (a tree.Treeish) gives the children, then Finalize,
 // whose result is passed to the parent's Accumulate, or returned for the
 // root. A heap is used by one call at a time and dropped once finalised, so
 // callbacks need no locks and folds that depend on child order (lists,
@@ -37,19 +37,21 @@
 // # Fold or fork
 //
 // A fold reaches its callbacks through function values: Init, the
-// children function and the yield it calls, Accumulate and Finalize, none
-// of which the compiler can inline. That floor is about 10 ns per node on
-// the 2-core machine of docs/BENCHMARKS.md, where the recursion a Go
+// children function, Accumulate and Finalize, none of which the compiler
+// can inline. Give the children as a slice (tree.FromSlice): the executors
+// read it in place, where a children function that yields them costs one
+// more call per child. That floor is about 9 ns per node on a binary tree
+// on the 2-core machine of docs/BENCHMARKS.md, where the recursion a Go
 // programmer writes over a tree of pointer nodes (h := n.Val; for each
-// child h += sum(c)) takes 2–4 ns, and the same recursion with a
-// forkjoin.Fork at every node runs at two workers in 0.6–0.75× that.
+// child h += sum(c)) takes 3.7 ns, and the same recursion with a
+// forkjoin.Fork at every node runs at two workers in 0.5–0.75× that.
 // Measured on a binary tree of 10^5 nodes with work added to every node,
-// Run at parallelism 2 overtakes the plain recursion at about 6–7 ns of
-// work per node (1.09× it at 4.6 ns, 0.91× at 9.2 ns), and stays 1.1–3×
-// slower than the fork up to 60 ns. So for a cheap reduce over an
-// in-memory tree (a sum, a count, a maximum), write the recursion with a
-// Fork; use a fold when a node does more than a few tens of nanoseconds of
-// work, or when you need what only the fold gives:
+// Run at parallelism 2 overtakes the plain recursion at about 4 ns of
+// work per node (1.14× it at 2.2 ns, 0.95× at 4.6 ns), and stays
+// 1.1–2.3× slower than the fork up to 60 ns. So for a cheap reduce over
+// an in-memory tree (a sum, a count, a maximum), write the recursion with
+// a Fork; use a fold when a node does more than a few tens of nanoseconds
+// of work, or when you need what only the fold gives:
 // a children function that streams (a directory listing), depth beyond
 // the goroutine stack, child-order accumulation with no locks, RunDAG's
 // shared children, cancellation. docs/tuning.md has the figures.

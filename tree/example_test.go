@@ -20,9 +20,9 @@ var org = map[string][]string{
 var orgTree = tree.FromSlice(func(n string) []string { return org[n] })
 
 func ExampleTreeish() {
-	// A Treeish written by hand: the children of n are n/2 and n/3 (while
-	// above 1), a function-defined tree that exists nowhere in memory.
-	var divs = tree.FromFunc(func(n int, yield func(int) bool) {
+	// A Treeish of a tree that exists nowhere in memory: the children of n
+	// are n/2 and n/3 (while above 1).
+	divs := tree.FromFunc(func(n int, yield func(int) bool) {
 		for _, d := range []int{2, 3} {
 			if n/d > 1 && !yield(n/d) {
 				return
@@ -40,6 +40,49 @@ func ExampleTreeish_Children() {
 	// Output:
 	// cto
 	// cfo
+}
+
+func ExampleFromFunc() {
+	// The children of a node in a binary heap of 10 nodes: 2i+1 and 2i+2.
+	heap := tree.FromFunc(func(i int, yield func(int) bool) {
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < 10 && !yield(c) {
+				return
+			}
+		}
+	})
+	fmt.Println(tree.CountSeq(heap, 0), slices.Collect(heap.Children(1)))
+	// Output: 10 [3 4]
+}
+
+func ExampleTreeish_Each() {
+	orgTree.Each("ceo", func(c string) bool {
+		fmt.Println(c)
+		return true
+	})
+	// Output:
+	// cto
+	// cfo
+}
+
+func ExampleTreeish_SliceFunc() {
+	// An executor of one's own reads a slice Treeish's children in place.
+	var count func(g tree.Treeish[string], n string) int
+	count = func(g tree.Treeish[string], n string) int {
+		c := 1
+		for _, k := range g.SliceFunc()(n) {
+			c += count(g, k)
+		}
+		return c
+	}
+	fmt.Println(count(orgTree, "ceo"), tree.FromSeq(func(string) iter.Seq[string] { return nil }).SliceFunc() == nil)
+	// Output: 6 true
+}
+
+func ExampleTreeish_IsZero() {
+	var g tree.Treeish[int]
+	fmt.Println(g.IsZero(), orgTree.IsZero())
+	// Output: true false
 }
 
 func ExampleFromSlice() {
