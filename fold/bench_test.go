@@ -24,7 +24,9 @@ import (
 //   - hand-treeish-slab: the same through a push Treeish (g.Each, a yield
 //     call per child);
 //   - seq: fold.Seq with tree.FromSlice over the same children function,
-//     which it reads as a slice.
+//     which it reads as a slice;
+//   - seq-func: fold.Seq through a push Treeish (FromFunc) over the same
+//     children.
 //
 // Each reports ns/node. Workloads: "noop" counts the nodes of a complete
 // 8-ary tree of 2×10^5 nodes (callbacks that do next to nothing); "sum"
@@ -152,6 +154,19 @@ func benchWorkload[H, R comparable](b *testing.B, g *testtree.Graph, f fold.Fold
 	})
 	b.Run("seq", func(b *testing.B) {
 		children := tree.FromSlice(kidsOf)
+		for range b.N {
+			check(b, fold.Seq(f, children, g.Root))
+		}
+		perNode(b, n)
+	})
+	b.Run("seq-func", func(b *testing.B) {
+		children := tree.FromFunc(func(n *Node, yield func(*Node) bool) {
+			for _, c := range n.Children {
+				if !yield(c) {
+					return
+				}
+			}
+		})
 		for range b.N {
 			check(b, fold.Seq(f, children, g.Root))
 		}

@@ -261,7 +261,7 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 				}
 				ks.kids = walk.AppendKids(ks.kids, kids)
 			} else {
-				ks.list(g, c)
+				g.Each(c, ks.push)
 			}
 			if len(ks.kids) > start {
 				if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
