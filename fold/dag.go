@@ -65,8 +65,8 @@ type dagEntry[R any] struct {
 // key until SeqDAG returns (any later parent may need them), with a map
 // entry per key; heaps are released once finalised, as in Seq.
 //
-// A nil callback, g or key panics with an error wrapping ErrNilFunc. A
-// panic in a callback, g or key propagates unchanged.
+// A nil callback or key, or the zero g, panics with an error wrapping
+// ErrNilFunc. A panic in a callback, g or key propagates unchanged.
 func SeqDAG[N, H, R any, K comparable](f Fold[N, H, R], g tree.Treeish[N], root N, key func(N) K) (R, error) {
 	var zero R
 	mustCheck("fold.SeqDAG", f, g)

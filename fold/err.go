@@ -29,9 +29,9 @@ func Lift[N, H, R any](f Fold[N, H, R]) FoldErr[N, H, R] {
 	}
 }
 
-// mustCheckErr panics, as who, if one of f's callbacks or g is nil.
+// mustCheckErr panics, as who, if one of f's callbacks is nil or g is the zero Treeish.
 func mustCheckErr[N, H, R any](who string, f FoldErr[N, H, R], g tree.Treeish[N]) {
-	mustNotNil(who, []string{"FoldErr.Init", "FoldErr.Accumulate", "FoldErr.Finalize", "children (tree.Treeish)"},
+	mustNotNil(who, []string{"FoldErr.Init", "FoldErr.Accumulate", "FoldErr.Finalize", "children (the zero tree.Treeish)"},
 		f.Init == nil, f.Accumulate == nil, f.Finalize == nil, g.IsZero())
 }
 
@@ -41,8 +41,8 @@ func mustCheckErr[N, H, R any](who string, f FoldErr[N, H, R], g tree.Treeish[N]
 // with the zero R. The children of the node whose callback failed are not
 // folded, nor is any node after it in the walk.
 //
-// A nil callback or g panics with an error wrapping ErrNilFunc. A panic
-// in a callback or in g propagates unchanged.
+// A nil callback or the zero g panics with an error wrapping ErrNilFunc.
+// A panic in a callback or in g propagates unchanged.
 func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
 	var zero R
 	mustCheckErr("fold.SeqErr", f, g)

@@ -24,14 +24,15 @@ func New[N, H, R any](init func(n N) H, accumulate func(h *H, child R), finalize
 	return Fold[N, H, R]{Init: init, Accumulate: accumulate, Finalize: finalize}
 }
 
-// ErrNilFunc is wrapped by the panics that report a nil callback or a nil
-// children function given to this package (the panic's value is an error
+// ErrNilFunc is wrapped by the panics that report a nil callback, or the
+// zero tree.Treeish, given to this package (the panic's value is an error
 // naming the argument).
 var ErrNilFunc = errors.New("fold: nil function")
 
 func nilFunc(what string) error { return fmt.Errorf("%w: %s", ErrNilFunc, what) }
 
-// check reports the first nil function among f's callbacks and g.
+// check reports the first nil function among f's callbacks, or g if it
+// is the zero Treeish.
 func check[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) error {
 	switch {
 	case f.Init == nil:
@@ -41,7 +42,7 @@ func check[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) error {
 	case f.Finalize == nil:
 		return nilFunc("Fold.Finalize")
 	case g.IsZero():
-		return nilFunc("children (tree.Treeish)")
+		return nilFunc("children (the zero tree.Treeish)")
 	}
 	return nil
 }

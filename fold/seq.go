@@ -189,9 +189,9 @@ type frame[H any] struct {
 // node itself, and keeps its stacks for a later call on the same types
 // (in a sync.Pool), so a deep tree's are made once, not at every call.
 //
-// Seq panics with an error wrapping ErrNilFunc if a callback or g is nil,
-// and with one wrapping tree.ErrCycle if g reaches a node again below
-// itself (see tree.ErrCycle). A panic in a callback or in g propagates
+// Seq panics with an error wrapping ErrNilFunc if a callback is nil or g
+// is the zero Treeish, and with one wrapping tree.ErrCycle if g reaches a
+// node again below itself (see tree.ErrCycle). A panic in a callback or in g propagates
 // unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Seq", f, g)

@@ -109,7 +109,7 @@ func mustArgs(t *testing.T, who string, fold, children, gen bool) {
 	case !fold:
 		t.Fatalf("foldtest.%s: the fold has a nil callback", who)
 	case !children:
-		t.Fatalf("foldtest.%s: nil children function or key", who)
+		t.Fatalf("foldtest.%s: the zero Treeish or a nil key", who)
 	case !gen:
 		t.Fatalf("foldtest.%s: nil generator", who)
 	}
