@@ -28,6 +28,14 @@ import "sync/atomic"
 // have built had it listed every node on the path, so the loop answers
 // the request from the oldest frame as usual and goes on from the top.
 //
+// With a slice function (Ops.Slice) the descent is foldKids: each node's
+// children are read from their slice and folded by direct recursion, with
+// the same looks before each child. Unwinding lists nothing: each open
+// node records the rest of its slice as its level's segment (from the
+// child where the descent stopped, or after the child being walked), and
+// toFrames copies those segments into the buffer as it pushes the frames.
+// The argument below holds for both forms.
+//
 // Why it is correct:
 //
 //   - Child order. Each node accumulates the children it folded in the
