@@ -52,10 +52,11 @@ func Contramap[N, M any](g Treeish[N], project func(M) N, lift func(parent M, ch
 // wait for a single call of g. If g panics, nothing is stored for the key
 // and the next call tries again.
 //
-// The returned Treeish is safe for concurrent use. Its cache keeps one
-// entry (the key, a small header and the children slice) for every distinct
-// key it has listed, for as long as the returned Treeish is reachable; there
-// is no eviction. Drop the Treeish to free the cache, and make a new one per
+// The returned Treeish gives the stored children as a slice, which the
+// executors read in place (as from FromSlice), and is safe for concurrent
+// use. Its cache keeps one entry (the key, a small header and the children
+// slice) for every distinct key it has listed, for as long as the returned
+// Treeish is reachable; there is no eviction. Drop the Treeish to free the cache, and make a new one per
 // walk when the tree may change between walks.
 //
 // g must not call the memoized Treeish for the same key from inside itself,

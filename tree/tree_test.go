@@ -177,6 +177,25 @@ func TestMemoizeOncePerKey(t *testing.T) {
 				t.Fatalf("children of n%d listed %d times", id, n)
 			}
 		}
+		// The memoized Treeish is a slice one: its slice function gives
+		// each node's stored children, without listing them again.
+		kids := memo.SliceFunc()
+		if kids == nil {
+			t.Fatal("Memoize's Treeish has no slice function")
+		}
+		for _, n := range g.Nodes {
+			if got := kids(n); !slices.Equal(got, n.Children) {
+				t.Fatalf("SliceFunc(n%d) = %v, want %v", n.ID, got, n.Children)
+			}
+		}
+		if len(calls) != len(g.Nodes) {
+			t.Fatalf("%d nodes listed after the slice function, %d reachable", len(calls), len(g.Nodes))
+		}
+		for id, n := range calls {
+			if n != 1 {
+				t.Fatalf("children of n%d listed %d times after the slice function", id, n)
+			}
+		}
 	})
 }
 
