@@ -9,15 +9,17 @@ import (
 // below them.
 //
 // Near the root it recurses on the goroutine stack exactly as a
-// hand-written fold would: a node's heap lives in a slice indexed by depth,
-// and one yield function, made once, folds the child it is given (the
+// hand-written fold would: a node's heap lives in a slice indexed by depth.
+// With a slice Treeish (tree.FromSlice), foldKids ranges over a node's
+// children slice and folds each child by a direct call. With a push
+// Treeish, one yield function, made once, folds the child it is given (the
 // yield is the recursion: it calls the Treeish with itself) and
-// accumulates the result into its parent's heap. Nothing is allocated per node,
-// and a node's children are folded while the Treeish is still yielding
-// them. Recursion stops at depth recDepth: a node found there is folded by
-// the explicit-stack loop (seqStack, see stack.go), whose memory is the
-// heap, so a chain of 10^6 nodes costs recDepth frames of goroutine stack
-// and the rest on the heap, in chunks.
+// accumulates the result into its parent's heap, so a node's children are
+// folded while the Treeish is still yielding them. Nothing is allocated
+// per node. Recursion stops at depth recDepth: a node found there is
+// folded by the explicit-stack loop (stackFolder, see stack.go), whose
+// memory is the heap, so a chain of 10^6 nodes costs recDepth frames of
+// goroutine stack and the rest on the heap, in chunks.
 //
 // Invariant: hs[d] holds the heap of the node being folded at depth d
 // while that node is open, and the zero H otherwise, so that a finalised
@@ -179,8 +181,9 @@ type frame[H any] struct {
 // Seq runs f over the tree below root on the calling goroutine and returns
 // the root's result.
 //
-// Near the root it is a plain recursion (a node's children are folded as
-// g yields them, one by one); from depth 128 on it continues with explicit
+// Near the root it is a plain recursion (a node's children are folded one
+// by one, read from their slice if g was made by tree.FromSlice, else as g
+// yields them); from depth 128 on it continues with explicit
 // stacks, so the depth of the tree is limited only by memory: below that
 // depth, memory in use is one frame (a heap and two ints) per node on the
 // current path plus one slot per child of those nodes not yet entered, and
@@ -191,8 +194,8 @@ type frame[H any] struct {
 //
 // Seq panics with an error wrapping ErrNilFunc if a callback is nil or g
 // is the zero Treeish, and with one wrapping tree.ErrCycle if g reaches a
-// node again below itself (see tree.ErrCycle). A panic in a callback or in g propagates
-// unchanged.
+// node again below itself (see tree.ErrCycle). A panic in a callback or in
+// g propagates unchanged.
 func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Seq", f, g)
 	s := takeSeqFolder(f, g)

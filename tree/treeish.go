@@ -19,7 +19,7 @@ import (
 // executors rely on it. It may be asked from several goroutines at once.
 type Treeish[N any] struct {
 	each  func(n N, yield func(child N) bool) // always set in a valid Treeish
-	slice func(n N) []N                       // set by FromSlice (and Memoize over one)
+	slice func(n N) []N                       // set by FromSlice and Memoize
 }
 
 // FromFunc makes a Treeish from a function that yields the children of
