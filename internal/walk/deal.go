@@ -274,18 +274,9 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 		first := int(f.lo)
 		own := int(f.hi) - first
 		k := dealSize(own)
-		if own >= backFrom {
-			// A range: the last k, ahead of the own range (see above).
+		back := own >= backFrom // a wide node's range: its last k (see above)
+		if back {
 			first = int(f.hi) - k
-			p = newRangePub(st.ops, st.kids[first:first+k:first+k], st.results(k))
-			p.first, p.end = first, first+k
-			f.base |= rangedBit
-			f.hi -= pos(k)
-			p.next, ps.ahead = ps.ahead, p
-			st.ops.pending.Add(1)
-			st.noteDealt(p)
-			core.Push(w, &p.task)
-			return true
 		}
 		if k == 1 {
 			p = &pub[N, H, R]{ops: st.ops, node: st.kids[first]}
@@ -297,16 +288,21 @@ func (st *state[N, H, R]) offer(w *forkjoin.Worker, inChild bool) bool {
 			f.base |= rangedBit
 		}
 		p.first, p.end = first, first+k
-		f.lo += pos(k)
-		// The first child not accumulated, if no pub is behind: the
-		// frame's child being walked, if there is one, else this one.
-		acc := first
-		if i < top {
-			acc = int(st.frames.at(i + 1).idx)
-		} else if inChild {
-			acc = st.entering
+		if back {
+			f.hi -= pos(k)
+			p.next, ps.ahead = ps.ahead, p // ahead of the own range
+		} else {
+			f.lo += pos(k)
+			// The first child not accumulated, if no pub is behind: the
+			// frame's child being walked, if there is one, else this one.
+			acc := first
+			if i < top {
+				acc = int(st.frames.at(i + 1).idx)
+			} else if inChild {
+				acc = st.entering
+			}
+			st.putBehind(ps, p, acc)
 		}
-		st.putBehind(ps, p, acc)
 	} else if p = st.dealHeld(w, ps); p == nil {
 		return true // the whole tail was pushed
 	}
