@@ -37,6 +37,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 )
 
@@ -76,7 +77,7 @@ type Pool struct {
 
 // workerState holds one worker's counters; each on a line of its own.
 type workerState struct {
-	goid    atomic.Uint64 // the worker goroutine's id (goid.go), for Close's check
+	goid    atomic.Uint64 // the worker goroutine's id (internal/goroutine), for Close's check
 	parks   atomic.Int64
 	wakeups atomic.Int64
 	_       cacheline.Pad
@@ -219,7 +220,7 @@ func (p *Pool) spawnWorker(id int, ws *workerState) (err error) {
 }
 
 func (p *Pool) workerLoop(id int, ws *workerState) {
-	ws.goid.Store(goid())
+	ws.goid.Store(goroutine.ID())
 	exited := true // until the loop returns: a runtime.Goexit in a job leaves it set
 	defer func() {
 		if exited {
@@ -308,7 +309,7 @@ func (p *Pool) Closed() bool {
 // the pool. See docs/guarantees.md.
 func (p *Pool) Close() {
 	p.check()
-	me := goid()
+	me := goroutine.ID()
 	p.mu.Lock()
 	for _, ws := range p.workers {
 		if ws.goid.Load() == me {
