@@ -85,12 +85,18 @@ func TestBadInputPolicy(t *testing.T) {
 		{"Spawner.Spawn(nil fn)", "nil function", inRun(func(w *forkjoin.Worker) {
 			forkjoin.Scope(w, func(s *forkjoin.Spawner) { s.Spawn(w, nil) })
 		})},
-		{"NewGroup(nil ctx)", "nil context", inRun(func(w *forkjoin.Worker) { forkjoin.NewGroup(nilCtx, w) })},
-		{"Group.Go(nil fn)", "nil function", inRun(func(w *forkjoin.Worker) {
-			g := forkjoin.NewGroup(ctx, w)
+		{"NewGroup(nil ctx)", "nil context", func() { forkjoin.NewGroup(nilCtx, p) }},
+		{"NewGroup(nil pool)", "nil *pool.Pool", func() { forkjoin.NewGroup(ctx, nilPool) }},
+		{"Group.Go(nil fn)", "nil function", func() {
+			g, _ := forkjoin.NewGroup(ctx, p)
 			defer g.Wait()
-			g.Go(w, nil)
-		})},
+			g.Go(nil)
+		}},
+		{"Group.GoWorker(nil fn)", "nil function", func() {
+			g, _ := forkjoin.NewGroup(ctx, p)
+			defer g.Wait()
+			g.GoWorker(nil)
+		}},
 		{"Spawn(nil pool)", "nil *pool.Pool", func() { forkjoin.Spawn(nilPool, task) }},
 		{"Spawn(nil fn)", "nil function", func() { forkjoin.Spawn[int](p, nil) }},
 		{"Handle.Wait(nil ctx)", "nil context", func() { forkjoin.Spawn(p, task).Wait(nilCtx) }},

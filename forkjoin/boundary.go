@@ -39,6 +39,7 @@ func (w *Worker) execute(t *task) {
 	end := taskEnd{owner: t.owner, after: t.after, saved: w.run, savedPub: w.published}
 	run := t.run
 	w.run = run
+	w.setFam(run)
 	mark := w.forkTop
 	// The private forks below mark belong to the frames this task
 	// interrupts (a Wait, say), possibly of another run: the requests
@@ -50,6 +51,9 @@ func (w *Worker) execute(t *task) {
 	ok := w.runTask(t, run, mark, &end)
 	if !end.over {
 		w.endTask(t, &end, ok)
+	}
+	if w.beat.Load() != 0 {
+		w.beat.Store(0) // a task is over: the pool moves on (compensate.go)
 	}
 }
 
@@ -69,6 +73,7 @@ type taskEnd struct {
 func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 	e.over = true
 	w.run = e.saved
+	w.setFam(e.saved)
 	w.published = e.savedPub
 	if e.saved != nil && e.saved.cancelled.Load() {
 		w.ask() // let the frames below notice at their next fork
@@ -82,6 +87,19 @@ func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 	}
 	if e.after != nil {
 		e.after(w, t)
+	}
+}
+
+// setFam publishes the family of the run r (nil: none) as the one w runs
+// now (Worker.famNow), if it changed.
+func (w *Worker) setFam(r *runState) {
+	var f *family
+	if r != nil {
+		f = r.fam
+	}
+	if f != w.curFam {
+		w.curFam = f
+		w.famNow.Store(f)
 	}
 }
 

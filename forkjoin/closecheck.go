@@ -6,6 +6,8 @@ package forkjoin
 import (
 	"reflect"
 	"runtime"
+
+	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 )
 
 // errCloseInRun is Pool.Close's panic when called on a goroutine that is
@@ -16,6 +18,19 @@ const errCloseInRun = "forkjoin: Pool.Close called from inside a run of the pool
 func (s *scheduler) runInProgress() bool {
 	for _, w := range *s.participants.Load() {
 		if w.poolIndex < 0 && w.inUse.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// onParticipant reports whether the calling goroutine is a participant
+// whose goroutine is known (Worker.goid): a compensating goroutine, or a
+// Group's Wait (the pool's own workers are caught by pool.Close itself).
+func (s *scheduler) onParticipant() bool {
+	me := goroutine.ID()
+	for _, w := range *s.participants.Load() {
+		if w.goid.Load() == me {
 			return true
 		}
 	}

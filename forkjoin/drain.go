@@ -10,9 +10,10 @@ package forkjoin
 // so it is refused with a panic.
 //
 // Why no task is lost or refused wrongly: the seal is set under the
-// injector's lock, after pending is seen zero under it; a submission from
-// outside counts itself in pending, then looks at the seal under the same
-// lock. So either its count came first, the drain sees pending not zero
+// injector's lock and the group lane's, after pending is seen zero under
+// them; a submission from outside counts itself in pending, then looks at
+// the seal under one of those locks (the injector's for Spawn and Submit,
+// the lane's for a Group's Go). So either its count came first, the drain sees pending not zero
 // and waits for the task; or the drain's look came first, and the
 // submission, taking the lock after, sees the seal and counts itself out
 // (refuse). A task that spawns while it runs is counted in pending itself,
@@ -62,12 +63,16 @@ func (s *scheduler) drain() {
 	for {
 		if s.pending.Load() == 0 {
 			s.injector.mu.Lock()
-			if s.pending.Load() == 0 {
-				s.sealed = true
-				s.injector.mu.Unlock()
+			s.groups.mu.Lock() // the lane's submissions look at the seal under its lock
+			sealed := s.pending.Load() == 0
+			if sealed {
+				s.sealed, s.groups.sealed = true, true
+			}
+			s.groups.mu.Unlock()
+			s.injector.mu.Unlock()
+			if sealed {
 				return
 			}
-			s.injector.mu.Unlock()
 			continue
 		}
 		tok := s.drained.Prepare()
@@ -77,7 +82,7 @@ func (s *scheduler) drain() {
 		if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 || s.helpWanted.Load() {
 			// Nobody else may run them: take part until they are done.
 			_ = run(nil, s.pool, func(w *Worker) error {
-				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil, laneAny)
+				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil, famAny)
 				return nil
 			})
 			continue

@@ -55,6 +55,7 @@ type Graph struct {
 	running atomic.Bool  // a Run is under way
 	left    atomic.Int64 // sinks (nodes without dependents) not yet over during Run
 	done    core.Completion
+	fam     family // the nodes' family: what Run may run while it waits (family.go)
 	// orphaned: the goroutine of a Run ended in runtime.Goexit before its
 	// nodes were over; whichever comes last, that goroutine's deferred
 	// call or the last sink, ends the Run (orphanOver).

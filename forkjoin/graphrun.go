@@ -112,12 +112,13 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 		s.wakeForNew()
 	}
 	g.resetNodes(first)
+	g.fam.init(familyIn(ctx, s))
 	ctxDone := ctx.Done() != nil
 	ts := g.initTasks(ctx, s, ctxDone)
 	launched = true
 	err := RunCtx(context.Background(), p, func(w *Worker) error {
 		g.runSources(w, s, ts)
-		w.wait(&g.done)
+		w.waitFam(&g.done, &g.fam)
 		return nil
 	})
 	// Every node is over (RunCtx returns an error only if the function
@@ -180,7 +181,7 @@ func (g *Graph) initTasks(ctx context.Context, s *scheduler, ctxDone bool) []gra
 	for i, n := range g.nodes {
 		t := &ts[i]
 		t.n, t.g, t.depsLeft = n, g, n.ndeps
-		t.st.initDone(s, n.prio, ctx, ctxDone, t)
+		t.st.initDone(s, n.prio, &g.fam, ctx, ctxDone, t)
 		if n.nout == 0 {
 			sinks++
 		}

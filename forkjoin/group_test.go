@@ -27,10 +27,10 @@ func TestGroupFirstErrorCancelsOthers(t *testing.T) {
 	for _, n := range []int{1, 2, 3} {
 		pool.With(n, func(p *pool.Pool) {
 			var blockersRan, sawCause atomic.Int64
-			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
-				g := forkjoin.NewGroup(context.Background(), w)
-				for range n - 1 { // at most n-1 participants blocked
-					g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
+			err := func() error {
+				g, ctx := forkjoin.NewGroup(context.Background(), p)
+				for range 10 * n { // more blocked tasks than participants
+					g.Go(func() error {
 						blockersRan.Add(1)
 						select {
 						case <-ctx.Done():
@@ -43,9 +43,9 @@ func TestGroupFirstErrorCancelsOthers(t *testing.T) {
 						return fmt.Errorf("blocker: %w", ctx.Err())
 					})
 				}
-				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error { return errFirst })
+				g.Go(func() error { return errFirst })
 				return g.Wait()
-			})
+			}()
 			if err != errFirst {
 				t.Errorf("n=%d: Wait returned %v, want %v", n, err, errFirst)
 			}
@@ -61,21 +61,19 @@ func TestGroupAllSucceed(t *testing.T) {
 	leakcheck.Check(t)
 	pool.With(2, func(p *pool.Pool) {
 		var ran atomic.Int64
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			g := forkjoin.NewGroup(context.Background(), w)
-			for range 1000 {
-				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
-					ran.Add(1)
-					return nil
-				})
-			}
-			if err := g.Wait(); err != nil {
-				t.Errorf("Wait = %v", err)
-			}
-			if ran.Load() != 1000 {
-				t.Errorf("ran %d of 1000 tasks when Wait returned", ran.Load())
-			}
-		})
+		g, _ := forkjoin.NewGroup(context.Background(), p)
+		for range 1000 {
+			g.Go(func() error {
+				ran.Add(1)
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+		if ran.Load() != 1000 {
+			t.Errorf("ran %d of 1000 tasks when Wait returned", ran.Load())
+		}
 	})
 }
 
@@ -86,22 +84,20 @@ func TestGroupPanicAsError(t *testing.T) {
 	for _, inFork := range []bool{false, true} {
 		pool.With(2, func(p *pool.Pool) {
 			var cause atomic.Value
-			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
-				g := forkjoin.NewGroup(context.Background(), w)
-				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
-					if !inFork {
-						panic("group boom")
-					}
-					forkjoin.Join(w, func(*forkjoin.Worker) {}, func(*forkjoin.Worker) { panic("group boom") })
-					return nil
-				})
-				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
-					<-ctx.Done()
-					cause.Store(context.Cause(ctx))
-					return nil
-				})
-				return g.Wait()
+			g, ctx := forkjoin.NewGroup(context.Background(), p)
+			g.GoWorker(func(w *forkjoin.Worker) error {
+				if !inFork {
+					panic("group boom")
+				}
+				forkjoin.Join(w, func(*forkjoin.Worker) {}, func(*forkjoin.Worker) { panic("group boom") })
+				return nil
 			})
+			g.Go(func() error {
+				<-ctx.Done()
+				cause.Store(context.Cause(ctx))
+				return nil
+			})
+			err := g.Wait()
 			var pe *forkjoin.PanicError
 			if !errors.As(err, &pe) || pe.Value != "group boom" {
 				t.Fatalf("inFork=%v: Wait returned %v, want a *PanicError of \"group boom\"", inFork, err)
@@ -116,17 +112,17 @@ func TestGroupPanicAsError(t *testing.T) {
 // groupTree makes a group in every task, d levels deep, each with two
 // tasks, and Waits for it from inside the task: on any parallelism,
 // nesting does not deadlock, because Wait helps.
-func groupTree(ctx context.Context, w *forkjoin.Worker, d int, count *atomic.Int64, failAt int) error {
+func groupTree(ctx context.Context, p *pool.Pool, d int, count *atomic.Int64, failAt int) error {
 	if count.Add(1) == int64(failAt) {
 		return fmt.Errorf("fail at %d", failAt)
 	}
 	if d == 0 {
 		return nil
 	}
-	g := forkjoin.NewGroup(ctx, w)
+	g, ctx := forkjoin.NewGroup(ctx, p)
 	for range 2 {
-		g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
-			return groupTree(ctx, w, d-1, count, failAt)
+		g.Go(func() error {
+			return groupTree(ctx, p, d-1, count, failAt)
 		})
 	}
 	return g.Wait()
@@ -137,17 +133,13 @@ func TestGroupNested(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
 		pool.With(n, func(p *pool.Pool) {
 			var count atomic.Int64
-			err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
-				return groupTree(w.Context(), w, 10, &count, -1)
-			})
+			err := groupTree(context.Background(), p, 10, &count, -1)
 			if err != nil || count.Load() != 1<<11-1 {
 				t.Errorf("n=%d: err %v, %d tasks, want nil and %d", n, err, count.Load(), 1<<11-1)
 			}
 			// A failure deep inside reaches the outermost Wait.
 			count.Store(0)
-			err = forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
-				return groupTree(w.Context(), w, 10, &count, 500)
-			})
+			err = groupTree(context.Background(), p, 10, &count, 500)
 			if err == nil || err.Error() != "fail at 500" {
 				t.Errorf("n=%d: err %v, want fail at 500", n, err)
 			}
@@ -155,34 +147,41 @@ func TestGroupNested(t *testing.T) {
 	}
 }
 
-// A parent context done before the tasks start: they are skipped, and Wait
-// reports the context's error. Misuse panics with a message.
+// A parent context done before the tasks start: they all run (as
+// errgroup's do) and see it done. Misuse panics with a message.
 func TestGroupParentCancelledAndMisuse(t *testing.T) {
 	leakcheck.Check(t)
 	pool.With(2, func(p *pool.Pool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		var ran atomic.Bool
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			g := forkjoin.NewGroup(ctx, w)
-			g.Go(w, func(context.Context, *forkjoin.Worker) error { ran.Store(true); return nil })
-			if err := g.Wait(); !errors.Is(err, context.Canceled) {
-				t.Errorf("Wait = %v, want context.Canceled", err)
-			}
-			wantPanic(t, "called twice", func() { g.Wait() })
-			wantPanic(t, "Group.Go after Wait returned", func() {
-				g.Go(w, func(context.Context, *forkjoin.Worker) error { return nil })
-			})
-			wantPanic(t, "nil context", func() { forkjoin.NewGroup(nil, w) }) //nolint:staticcheck
-			g2 := forkjoin.NewGroup(ctx, w)
-			wantPanic(t, "nil function", func() { g2.Go(w, nil) })
-			g2.Wait()
-			var zero forkjoin.Group
-			wantPanic(t, "not made by NewGroup", func() { zero.Wait() })
-		})
-		if ran.Load() {
-			t.Error("a task ran although its context was done before it started")
+		g, gctx := forkjoin.NewGroup(ctx, p)
+		g.Go(func() error { ran.Store(true); return gctx.Err() })
+		if err := g.Wait(); !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait = %v, want context.Canceled", err)
 		}
+		if !ran.Load() {
+			t.Error("a task did not run: every function passed to Go runs")
+		}
+		wantPanic(t, "called twice", func() { g.Wait() })
+		wantPanic(t, "Group.Go after Wait returned", func() {
+			g.Go(func() error { return nil })
+		})
+		wantPanic(t, "nil context", func() { forkjoin.NewGroup(nil, p) }) //nolint:staticcheck
+		wantPanic(t, "nil *pool.Pool", func() { forkjoin.NewGroup(context.Background(), nil) })
+		g2, _ := forkjoin.NewGroup(ctx, p)
+		wantPanic(t, "nil function", func() { g2.Go(nil) })
+		wantPanic(t, "nil function", func() { g2.GoWorker(nil) })
+		wantPanic(t, "nil function", func() { g2.TryGo(nil) })
+		g2.SetLimit(0)
+		wantPanic(t, "limit of 0", func() { g2.Go(func() error { return nil }) })
+		if g2.TryGo(func() error { return nil }) {
+			t.Error("TryGo with a limit of 0 spawned a task")
+		}
+		g2.Wait()
+		var zero forkjoin.Group
+		wantPanic(t, "not made by NewGroup", func() { zero.Wait() })
+		wantPanic(t, "not made by NewGroup", func() { zero.Go(func() error { return nil }) })
 	})
 }
 

@@ -3,33 +3,31 @@ package forkjoin
 // The group lane: where a Group's tasks wait to run.
 //
 // A Group's task may block, as an errgroup task does: on the group's
-// context until a sibling fails, on a channel, on I/O. A participant that
-// waits (for the stolen half of a Join, or in a Scope's or Group's Wait)
-// helps by running tasks on its own stack, and cannot go on until the task
-// it picked returns. If that task blocks until the waiter goes on — a task
-// waiting for its group's context, run underneath the sibling whose failure
-// would cancel it — neither ever does.
+// context until a sibling fails, on a channel, on I/O. So it must never run
+// underneath a participant that waits for something else (family.go), and
+// its tasks are queued apart from the participants' queues: each group has
+// its own queue here, in the order Go spawned its tasks, and the lane
+// lists the groups with tasks queued, oldest first. Two kinds of
+// participant take them:
 //
-// So a Group's tasks are never queued where helpers look (the
-// participants' queues, LIFO slots and the injector), but in this lane, and
-// only two kinds of participant take them:
+//   - a participant at its top level (a pool worker, a compensating
+//     goroutine, Close's drain), any group's;
+//   - a Group's Wait, the tasks of its group and of the groups made inside
+//     its tasks (its family): what it waits for.
 //
-//   - a pool worker at its top level (serve's next, and its last look
-//     before it parks), with no frame of its own below the task, so that
-//     nothing waits underneath whatever the task waits for;
-//   - the Group's own Wait, for that group's tasks only: the waiting frame
-//     waits for exactly those tasks, so running one of them under it
-//     delays nothing the task could be waiting for. (Close's drain also
-//     takes any group's tasks: it waits at its top level.)
+// Go is called from any goroutine, inside the pool's work or not, so a
+// group's task cannot come from a participant's free list as a Scope's
+// does (scopetask.go): the lane keeps a list of free scope tasks of its
+// own, refilled a batch at a time from the participants' stores of spare
+// tasks (where the tasks it hands out end up once over) or, when those are
+// empty, with new ones.
 //
-// A task of the group that runs a Join or a Wait of its own helps as any
-// waiter does, never with a Group's task.
-//
-// The lane is a list of groups with queued tasks, each group's tasks in
-// the order Go spawned them, under one mutex: a Group's tasks are coarse
-// (an errgroup task is a goroutine), and a lock per Go and per take is
-// small beside them. The count n is read without the lock, so that a look
-// at an empty lane costs one load.
+// One mutex guards the lists: a Group's tasks are coarse (an errgroup task
+// is a goroutine), and a lock per Go and per take is small beside them. The
+// count n is read without the lock, so that a look at an empty lane costs
+// one load. The lane also answers the seal of Close's drain (drain.go):
+// sealed is written under both the injector's lock and this one, and Go
+// reads it under this one.
 
 import (
 	"slices"
@@ -44,7 +42,9 @@ type groupLane struct {
 	// follows its increment, covers that (see scheduler's wakeCheck).
 	n      atomic.Int64
 	mu     sync.Mutex
-	groups []*Spawner // groups with tasks queued, oldest first (under mu)
+	groups []*Spawner   // groups with tasks queued, oldest first
+	free   []*scopeTask // free scope tasks for Go
+	sealed bool         // Close's drain is over: no new task (drain.go)
 }
 
 // laneQueue is a group's own queue in the lane (a field of its Spawner),
@@ -54,42 +54,77 @@ type laneQueue struct {
 	head  int
 }
 
-// laneAny, as the lane a waiter may take from (helpUntil), lets it take
-// any group's tasks: for Close's drain, which waits at its top level.
-var laneAny = new(Spawner)
-
-// push queues t, a task of the group sp, at the end of sp's queue.
-func (l *groupLane) push(sp *Spawner, t *task) {
+// spawn queues a new task of the group sp that runs fn, and reports true,
+// unless the lane is sealed: then it reports false. The caller has counted
+// the task in.
+func (l *groupLane) spawn(s *scheduler, sp *Spawner, fn func(w *Worker)) bool {
 	l.mu.Lock()
+	if l.sealed {
+		l.mu.Unlock()
+		return false
+	}
+	if len(l.free) == 0 {
+		l.refill(s)
+	}
+	n := len(l.free)
+	t := l.free[n-1]
+	l.free[n-1] = nil
+	l.free = l.free[:n-1]
+	t.fn = fn
+	t.st.prio, t.st.ctxDone = Normal, false // a Group's tasks always start (group.go)
+	t.st.rs.ctx, t.st.rs.fam = sp.ctx, &sp.fam
+	l.pushLocked(sp, &t.st.hdr)
+	l.mu.Unlock()
+	l.n.Add(1)
+	return true
+}
+
+// pushLocked queues t at the end of the group sp's queue. Under l.mu; the
+// caller adds it to n after unlocking.
+func (l *groupLane) pushLocked(sp *Spawner, t *task) {
 	q := &sp.lane
 	if len(q.tasks) == q.head {
 		l.groups = append(l.groups, sp) // sp had nothing queued
 	}
 	q.tasks = append(q.tasks, t)
-	l.mu.Unlock()
-	l.n.Add(1)
 }
 
-// take takes the oldest queued task of the group sp, or of the group that
-// has waited longest if sp is laneAny; nil if there is none (or the lane
-// looks empty).
-func (l *groupLane) take(sp *Spawner) *task {
-	if sp == nil || l.n.Load() == 0 {
+// refill fills the free list with a batch: from a participant's store of
+// spare tasks, else new. Under l.mu.
+func (l *groupLane) refill(s *scheduler) {
+	for _, o := range *s.participants.Load() {
+		if l.free = o.spareTasks.take(l.free, false); len(l.free) > 0 {
+			return
+		}
+	}
+	for range spawnBatch / scopeTaskChunk {
+		chunk := new([scopeTaskChunk]scopeTask)
+		for i := range chunk {
+			chunk[i].makeFor(s)
+			l.free = append(l.free, &chunk[i])
+		}
+	}
+}
+
+// take takes the oldest queued task of the first group in the lane within
+// the family fam (famAny for any group; nil for none), or returns nil.
+func (l *groupLane) take(fam *family) *task {
+	if fam == nil || l.n.Load() == 0 {
 		return nil
 	}
 	l.mu.Lock()
-	if sp == laneAny {
-		if len(l.groups) == 0 {
-			l.mu.Unlock()
-			return nil
+	var sp *Spawner
+	for _, g := range l.groups {
+		if g.fam.within(fam) {
+			sp = g
+			break
 		}
-		sp = l.groups[0]
 	}
-	q := &sp.lane
-	if len(q.tasks) == q.head {
+	if sp == nil {
 		l.mu.Unlock()
 		return nil
 	}
+	q := &sp.lane
 	t := q.tasks[q.head]
 	q.tasks[q.head] = nil
 	q.head++

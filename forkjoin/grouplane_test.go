@@ -35,8 +35,8 @@ func TestGroupTaskNotRunUnderJoin(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				done <- RunCtx(context.Background(), p, func(w *Worker) error {
-					g := NewGroup(context.Background(), w)
-					g.Go(w, func(ctx context.Context, w *Worker) error {
+					g, ctx := NewGroup(context.Background(), p)
+					g.GoWorker(func(w *Worker) error {
 						a := w
 						Join(w, func(w *Worker) {
 							for i := 0; i < 1e8 && !stolen.Load(); i++ {
@@ -47,7 +47,7 @@ func TestGroupTaskNotRunUnderJoin(t *testing.T) {
 								return // not stolen: nothing to show
 							}
 							stolen.Store(true)
-							g.Go(w, func(ctx context.Context, w *Worker) error {
+							g.Go(func() error {
 								bStarted.Store(true)
 								<-ctx.Done()
 								cause.Store(context.Cause(ctx))
@@ -85,18 +85,28 @@ func TestGroupTaskNotRunUnderJoin(t *testing.T) {
 }
 
 // TestGroupLaneModel checks the lane against a model: per group, tasks
-// come out in the order they went in; laneAny takes from the group whose
-// queue became non-empty first; nothing is lost or taken twice; and an
-// emptied group leaves the list (nothing of it is kept).
+// come out in the order they went in; a take for a family takes from the
+// group listed first (the one whose queue became non-empty first) among
+// those within the family, famAny from any, nil from none; nothing is lost
+// or taken twice; and an emptied group leaves the list (nothing of it is
+// kept). Group 3 is nested in group 0.
 func TestGroupLaneModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		var l groupLane
-		groups := []*Spawner{new(Spawner), new(Spawner), new(Spawner)}
+		groups := []*Spawner{new(Spawner), new(Spawner), new(Spawner), new(Spawner)}
+		for i, g := range groups {
+			g.fam.init(nil)
+			if i == 3 {
+				g.fam.init(&groups[0].fam)
+			}
+			g.fam.scope = g
+		}
 		model := make(map[*Spawner][]*task)
 		var order []*Spawner // groups with tasks, in the order they got their first
 		ops := rapid.IntRange(1, 200).Draw(rt, "ops")
 		for range ops {
 			g := groups[rapid.IntRange(0, len(groups)-1).Draw(rt, "g")]
+			var fam *family
 			switch rapid.IntRange(0, 2).Draw(rt, "op") {
 			case 0:
 				tk := new(task)
@@ -104,33 +114,33 @@ func TestGroupLaneModel(t *testing.T) {
 					order = append(order, g)
 				}
 				model[g] = append(model[g], tk)
-				l.push(g, tk)
+				l.mu.Lock()
+				l.pushLocked(g, tk)
+				l.mu.Unlock()
+				l.n.Add(1)
+				goto check
 			case 1:
-				got := l.take(g)
-				var want *task
-				if q := model[g]; len(q) > 0 {
-					want, model[g] = q[0], q[1:]
-					if len(model[g]) == 0 {
-						order = slices.DeleteFunc(order, func(o *Spawner) bool { return o == g })
-					}
-				}
-				if got != want {
-					rt.Fatalf("take(group) = %p, want %p", got, want)
-				}
+				fam = &g.fam
 			case 2:
-				got := l.take(laneAny)
+				fam = famAny
+			}
+			{
+				got := l.take(fam)
 				var want *task
-				if len(order) > 0 {
-					o := order[0]
-					want, model[o] = model[o][0], model[o][1:]
-					if len(model[o]) == 0 {
-						order = order[1:]
+				for i, o := range order {
+					if o.fam.within(fam) {
+						want, model[o] = model[o][0], model[o][1:]
+						if len(model[o]) == 0 {
+							order = slices.Delete(order, i, i+1)
+						}
+						break
 					}
 				}
 				if got != want {
-					rt.Fatalf("take(laneAny) = %p, want %p", got, want)
+					rt.Fatalf("take(%p) = %p, want %p", fam, got, want)
 				}
 			}
+		check:
 			if !slices.Equal(l.groups, order) {
 				rt.Fatalf("groups listed %v, want %v", l.groups, order)
 			}

@@ -24,6 +24,7 @@ import (
 // Wait, or watched with Done.
 type Handle[T any] struct {
 	st   spawnTask // first field
+	fam  family    // the task's family: what Join may run while it waits (family.go)
 	fn   func(w *Worker) (T, error)
 	val  T // the result: written before done is completed
 	err  error
@@ -49,7 +50,8 @@ func Spawn[T any](p *pool.Pool, fn func(w *Worker) (T, error), opts ...SpawnOpti
 	s := schedulerOf(p)
 	c := spawnOptions(opts)
 	h := &Handle[T]{fn: fn}
-	h.st.init(s, c.prio, c.ctx, h)
+	h.fam.init(familyIn(c.ctx, s))
+	h.st.init(s, c.prio, &h.fam, c.ctx, h)
 	s.submit(&h.st)
 	return h
 }
@@ -125,8 +127,7 @@ func (h *Handle[T]) Wait(ctx context.Context) (T, error) {
 		// now and Close runs to its end before the line below, the pool
 		// is closed, and helping must find the task over, not panic.
 		runOn(nil, h.st.rs.sched, func(w *Worker) error {
-			h.done.AddWaiter(&w.sched.joinWake)
-			w.helpUntil(h.done.Done, nil, nil)
+			w.waitFam(&h.done, &h.fam) // its task, if nobody took it yet
 			return nil
 		})
 	}

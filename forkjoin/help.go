@@ -7,9 +7,11 @@ package forkjoin
 // (park).
 //
 // What a waiter may run is decided by the scan (scan.go, lookHelp): never
-// a fork of its own deque, which the frames below it join, and a Group's
-// task only in that Group's Wait or in Close's drain (grouplane.go). The
-// one exception is helpUntil's own look at the bottom of its deque: the
+// a fork of its own deque, which the frames below it join, and of the
+// spawned tasks only those of its own family (family.go: a Scope's,
+// Group's, Handle's or Graph's Wait runs its own tasks and what they
+// spawn; a join's helper runs none; Close's drain runs any). The one
+// exception is helpUntil's own look at the bottom of its deque: the
 // intrusive Tasks there are what the waiting frame Pushed and now waits
 // for, and at parallelism 1 nobody else would run them.
 //
@@ -17,6 +19,7 @@ package forkjoin
 // argument.
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/forkjoin-go/forkjoin/internal/core"
@@ -35,12 +38,15 @@ func (w *Worker) waitTask(h *task) {
 // over reports whether the stolen task h has finished (done or failed).
 func (h *task) over() bool { return h.state.Load() != taskPending }
 
-// wait is core.Wait: it helps with other work until c is complete.
-func (w *Worker) wait(c *core.Completion) { w.waitLane(c, nil) }
+// wait is core.Wait: it helps with other work until c is complete,
+// running no spawned task (a walk's or a DAG fold's wait: its run's forks
+// and pushed Tasks are what it waits for).
+func (w *Worker) wait(c *core.Completion) { w.waitFam(c, nil) }
 
-// waitLane is wait that may also run the tasks lane (a Group's Spawner)
-// has in the group lane (grouplane.go).
-func (w *Worker) waitLane(c *core.Completion, lane *Spawner) {
+// waitFam is wait that may also run the spawned tasks of the family fam
+// (family.go): the Wait of a Scope, Group, Handle or Graph, which waits for
+// exactly those.
+func (w *Worker) waitFam(c *core.Completion, fam *family) {
 	w.checkActive()
 	if c == nil {
 		panic("forkjoin: Wait for a nil *Completion")
@@ -49,22 +55,28 @@ func (w *Worker) waitLane(c *core.Completion, lane *Spawner) {
 		return
 	}
 	c.AddWaiter(&w.sched.joinWake) // before park's token: see park
-	w.helpUntil(c.Done, nil, lane)
+	w.helpUntil(c.Done, nil, fam)
 }
 
 // helpUntil runs tasks until done() holds: first the intrusive Tasks at
 // the bottom of its own deque (a Wait also looks under published forks,
 // see underForks), then what the scan finds for a helper waiting for the
-// stolen fork h (nil for a Wait), with lane the group lane's queue it may
-// take from (a Group's Spawner, laneAny, or nil for none). When a look
+// stolen fork h (nil for a Wait), with fam the family whose spawned tasks
+// it may run (family.go; nil for none, famAny for Close's drain). When a look
 // has come back empty for as long as a searcher's would (keepLooking:
 // a waiter in the middle of a run is usually woken for the next piece its
 // thief deals out, and a wake-up costs more than the look), it parks until
 // a finisher, a completer or new work wakes it.
-func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
+func (w *Worker) helpUntil(done func() bool, h *task, fam *family) {
 	idle := 0
 	var since time.Time // see keepLooking
 	dig := h == nil     // a Wait: see underForks
+	// brief: a Wait woke from park and found nothing. New work anywhere
+	// wakes every parked helper, and a Wait may run only its own family's
+	// tasks: it looks a few rounds, not a searcher's while, before it
+	// parks again (a join's helper, woken for the next piece its thief
+	// deals out, looks longer).
+	brief := false
 	for !done() {
 		t := w.deque.Pop()
 		if t != nil && t.owner != nil {
@@ -79,11 +91,11 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 			}
 		}
 		if t == nil {
-			t = w.scan(lookHelp, h, lane)
+			t = w.scan(lookHelp, h, fam)
 		}
 		if t != nil {
 			w.execute(t)
-			idle, since = 0, time.Time{}
+			idle, since, brief = 0, time.Time{}, false
 			continue
 		}
 		if w.holdsSlack() {
@@ -91,18 +103,27 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 			continue       // which may have made done() true
 		}
 		idle++
-		if keepLooking(idle, &since) {
+		if brief {
+			if idle < briefRounds {
+				runtime.Gosched()
+				continue
+			}
+		} else if keepLooking(idle, &since) {
 			continue
 		}
 		if testHookIdle != nil {
 			testHookIdle(w)
 		}
-		if t = w.park(done, true, lane); t != nil {
+		if t = w.park(done, true, fam); t != nil {
 			w.execute(t)
-			idle = 0
+			idle, brief = 0, false
 			continue
 		}
-		idle, since = stealSpins/2, time.Time{}
+		if h == nil {
+			idle, brief = 0, true
+		} else {
+			idle, since = stealSpins/2, time.Time{}
+		}
 	}
 	w.flushSlot() // back to the caller's code (lifo.go)
 	if w.holdsSlack() {
@@ -110,9 +131,13 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 	}
 }
 
+// briefRounds is how many empty looks a Wait makes after a wake-up that
+// brought it nothing, before it parks again (helpUntil).
+const briefRounds = 4
+
 // park sleeps on the scheduler's joinWake until it is notified, unless
-// done() holds or, if look is set, the last look for work (lookLast, with
-// the group lane's queue lane) finds a task: then it returns at once, with
+// done() holds or, if look is set, the last look for work (lookLast, for
+// the family fam) finds a task: then it returns at once, with
 // that task (not started) or nil.
 //
 // No wake-up is lost. park sets parked and counts itself in joinParked,
@@ -128,7 +153,7 @@ func (w *Worker) helpUntil(done func() bool, h *task, lane *Spawner) {
 // the flag notifies: after the token, that ends the Wait at once; before
 // it, the notification followed the change, and park's check, after the
 // token, sees the change.
-func (w *Worker) park(done func() bool, look bool, lane *Spawner) *task {
+func (w *Worker) park(done func() bool, look bool, fam *family) *task {
 	s := w.sched
 	w.parked.Store(true)
 	s.joinParked.Add(1)
@@ -136,7 +161,7 @@ func (w *Worker) park(done func() bool, look bool, lane *Spawner) *task {
 	var t *task
 	if !done() {
 		if look {
-			t = w.scan(lookLast, nil, lane)
+			t = w.scan(lookLast, nil, fam)
 		}
 		if t == nil {
 			s.joinWake.Wait(tok)

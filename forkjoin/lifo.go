@@ -106,8 +106,8 @@ func (w *Worker) putSlot(t *task) {
 }
 
 // pooledTask reports whether t, a spawned task its caller holds, is a
-// Scope's task (see deque.SpawnQueue.Push).
-func pooledTask(t *task) bool { return (*spawnTask)(taskPointer(t)).scope != nil }
+// Scope's or a Group's task (see deque.SpawnQueue.Push).
+func pooledTask(t *task) bool { return (*spawnTask)(taskPointer(t)).scopeOf() != nil }
 
 // takeSlot returns the slot's task for its owner, or, at the cap (see the
 // file comment), moves it to the Normal queue and returns that queue's
@@ -148,18 +148,29 @@ func (w *Worker) flushSlot() {
 }
 
 // stealSlots takes the task of another participant's slot, scanning them
-// from start. For a last look before leaving or parking only (see the file
-// comment).
-func (w *Worker) stealSlots(parts []*Worker, start int) *task {
+// from start, for a look that may run the spawned tasks of the family fam
+// (family.go; nil for none). For a last look before leaving or parking
+// only (see the file comment). A task taken that fam may not run (whose
+// task it is can be read only once it is taken) goes to w's own queue,
+// where the others see it.
+func (w *Worker) stealSlots(parts []*Worker, start int, fam *family) *task {
+	if fam == nil {
+		return nil
+	}
 	n := len(parts)
 	for k := 0; k < n; k++ {
 		v := parts[(start+k)%n]
-		if v == w {
-			continue
+		if v == w || fam != famAny && !v.famNow.Load().within(fam) {
+			continue // see stealPriority
 		}
 		if t := v.slot.held.Load(); t != nil && v.slot.held.CompareAndSwap(t, nil) {
 			w.counters.stealAttempts.Add(1)
 			w.counters.steals.Add(1)
+			if !mayRun(t, fam) {
+				w.queues[Normal].Push(t, pooledTask(t))
+				w.sched.wakeCheckQuiet()
+				continue
+			}
 			return t
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/forkjoin-go/forkjoin/internal/core"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -283,10 +282,11 @@ func TestSlotFlushedWhenAsked(t *testing.T) {
 	}
 }
 
-// TestSlotFlushedLeavingWait: a task run while its participant waits
-// spawns into the slot and ends the wait; the participant goes back to the
-// code that waited with the task moved to its queue, not hidden in the
-// slot while that code runs on.
+// TestSlotFlushedLeavingWait: a task run while its participant waits (in
+// an inner Scope's Wait) spawns a task of the outer Scope into the slot and
+// ends the wait; the participant goes back to the code that waited with
+// that task moved to its queue, not hidden in the slot while that code
+// runs on.
 func TestSlotFlushedLeavingWait(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(1)
@@ -295,12 +295,11 @@ func TestSlotFlushedLeavingWait(t *testing.T) {
 	var afterWait, queued int
 	Run(p, func(w *Worker) {
 		Scope(w, func(s *Spawner) {
-			var c core.Completion
-			s.Spawn(w, func(w *Worker) {
-				s.Spawn(w, func(*Worker) {})
-				c.Complete()
+			Scope(w, func(inner *Spawner) {
+				inner.Spawn(w, func(w *Worker) {
+					s.Spawn(w, func(*Worker) {})
+				})
 			})
-			core.Wait(w, &c)
 			if w.slot.held.Load() != nil {
 				afterWait++
 			}

@@ -78,7 +78,7 @@ func (p Priority) check() {
 // look without the lock.
 type injector struct {
 	mu     sync.Mutex
-	tasks  [numPriorities][]*task // tasks[p][head[p]:] are queued
+	tasks  [numPriorities][]*task // tasks[p][head[p]:] are queued, and holes (nil) left by takeOf
 	head   [numPriorities]int
 	_      cacheline.Pad
 	queued [numPriorities]atomic.Int64
@@ -105,25 +105,69 @@ func (in *injector) push(p Priority, sealed *bool, ts ...*task) bool {
 }
 
 // take removes a fair share of priority p's queue: the first task to run
-// and the rest, which the caller keeps in its own queue.
-func (in *injector) take(p Priority, workers int, rest []*task) (*task, []*task) {
+// and the rest, which the caller keeps in its own queue. A helper that may
+// run only the tasks of the family fam (family.go) takes the oldest of
+// them alone, from wherever it is in the queue (a hole is left there).
+func (in *injector) take(p Priority, workers int, fam *family, rest []*task) (*task, []*task) {
 	if in.queued[p].Load() == 0 {
 		return nil, rest
 	}
 	in.mu.Lock()
+	defer in.mu.Unlock()
+	if fam != famAny {
+		return in.takeOf(p, fam), rest
+	}
 	q := in.tasks[p][in.head[p]:]
-	if len(q) == 0 {
-		in.mu.Unlock()
-		return nil, rest
+	var t *task
+	k := 0 // entries taken, holes included
+	want := min(max(int(in.queued[p].Load())/max(workers, 1), 4), 64)
+	n := 0 // tasks taken
+	for ; k < len(q) && n < want; k++ {
+		if q[k] == nil {
+			continue // a hole (takeOf)
+		}
+		if t == nil {
+			t = q[k]
+		} else {
+			rest = append(rest, q[k])
+		}
+		q[k] = nil
+		n++
 	}
-	k := len(q) / max(workers, 1)
-	k = min(max(k, 4), 64, len(q))
-	t := q[0]
-	rest = append(rest, q[1:k]...)
-	for i := range q[:k] {
-		q[i] = nil
+	in.advance(p, k)
+	in.queued[p].Add(-int64(n))
+	return t, rest
+}
+
+// takeOf removes and returns the oldest task of priority p that the family
+// fam may run, among the first takeOfScan entries, or nil. Under in.mu.
+func (in *injector) takeOf(p Priority, fam *family) *task {
+	q := in.tasks[p][in.head[p]:]
+	for i, t := range q[:min(len(q), takeOfScan)] {
+		if t != nil && mayRun(t, fam) {
+			q[i] = nil
+			if i == 0 {
+				in.advance(p, 1)
+			}
+			in.queued[p].Add(-1)
+			return t
+		}
 	}
+	return nil
+}
+
+// takeOfScan bounds the entries a helper's look reads under the
+// injector's lock (takeOf): a task further back is left to the pool's
+// workers.
+const takeOfScan = 1024
+
+// advance moves the head of priority p's queue past k entries and past the
+// holes after them, and compacts the queue. Under in.mu.
+func (in *injector) advance(p Priority, k int) {
 	in.head[p] += k
+	for in.head[p] < len(in.tasks[p]) && in.tasks[p][in.head[p]] == nil {
+		in.head[p]++
+	}
 	if in.head[p] == len(in.tasks[p]) {
 		in.tasks[p], in.head[p] = in.tasks[p][:0], 0
 	} else if in.head[p] > 1024 && in.head[p] > len(in.tasks[p])/2 {
@@ -131,9 +175,6 @@ func (in *injector) take(p Priority, workers int, rest []*task) (*task, []*task)
 		clear(in.tasks[p][n:])
 		in.tasks[p], in.head[p] = in.tasks[p][:n], 0
 	}
-	in.queued[p].Add(-int64(k))
-	in.mu.Unlock()
-	return t, rest
 }
 
 // spawnCounters count spawned tasks by priority: one set per participant

@@ -27,6 +27,10 @@ type runState struct {
 	failure   atomic.Pointer[error] // the first failure: panic, error or ctx.Err()
 	ctx       context.Context
 	sched     *scheduler
+	// fam is the family of the spawned task this run is (family.go): the
+	// tasks of which families the run's participants may run while they
+	// wait, and the parent of a Scope made in the run. nil for a Run's.
+	fam *family
 }
 
 // cancel cancels the run: no new task of it starts, and every participant

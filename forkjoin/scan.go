@@ -23,24 +23,27 @@ package forkjoin
 //
 // Three kinds of look differ in what they may take:
 //
-//   - lookTop: a pool worker at its top level (serve, search), no frame of
-//     its own below what it runs. It takes from everywhere, and any
-//     group's task from the group lane (step 4).
+//   - lookTop: a participant at its top level (a pool worker in serve, a
+//     compensating goroutine), no frame of its own below what it runs. It
+//     takes from everywhere, any group's task included (step 4).
 //   - lookHelp: a participant that waits (the stolen half of a join, a
 //     Wait for a Completion) and runs other tasks on its own stack
 //     meanwhile (helpUntil). It never takes a fork from its own deque:
-//     those belong to the frames below it, which join them. It takes from
-//     the group lane only the tasks of the lane it is given (a Group's
-//     Wait: that group's tasks; Close's drain: any), before anything else,
-//     because those are what it waits for (grouplane.go says why no other
-//     waiter may run a Group's task).
+//     those belong to the frames below it, which join them. Of the spawned
+//     tasks it runs only those of the family it is given (family.go: its
+//     Scope's, Group's, Handle's or Graph's, and their descendants; none
+//     for a join). It looks at the group lane first for that family's
+//     tasks, because those are what it waits for. A spawned task it takes
+//     and may not run (from its own slot or queue, or in a batch stolen
+//     from another's queue: whose task it is can be read only once it is
+//     taken) goes to its own queue, where the others find it.
 //   - lookLast: the last look before a searcher leaves the scheduler
 //     (scheduler.leave) or a helper parks (park). It skips steps 1 and 2:
 //     the own places are written only by their owner, who has pushed
 //     nothing since its previous look found them empty. It adds step 6:
 //     a slot's task is what its owner runs next, so others take it only
 //     when they would otherwise sleep (lifo.go). Then it looks at the
-//     group lane for the lane it is given.
+//     group lane for the family it is given.
 //
 // The others' High queues (step 5 at High) are looked at only while a
 // counter shared by every High queue (injector.high, never below the
@@ -69,18 +72,18 @@ const (
 
 // scan returns the next task that a look of kind k may take, in the order
 // of the file comment, or nil. h is the stolen fork a helper waits for, or
-// nil. lane is the group lane's queue the look may take from: laneAny at
-// the top level and in a pool worker's last look; in a helper's looks,
-// the lane it was given (a Group's Spawner, laneAny for Close's drain, nil
-// for none). The scan runs before every task: steps 1 and 2 are written
-// out here rather than in a function of their own, which would cost a
-// call per priority.
-func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
+// nil. fam is the family whose spawned tasks the look may take (family.go):
+// famAny at the top level and in a pool worker's last look; in a helper's
+// looks, the family it was given (nil for none: a join's helper, or a
+// walk's). The scan runs before every task: steps 1 and 2 are written out
+// here rather than in a function of their own, which would cost a call
+// per priority.
+func (w *Worker) scan(k look, h *task, fam *family) *task {
 	s := w.sched
 	runs := 0
 	if k != lookLast {
 		if k == lookHelp {
-			if t := s.groups.take(lane); t != nil {
+			if t := s.groups.take(fam); t != nil {
 				return t
 			}
 		}
@@ -93,21 +96,25 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 		if k != lookLast { // steps 1 and 2
 			if k == lookTop && w.localRun >= w.injectInterval {
 				w.localRun = 0 // the injector first, for fairness
-				if t := w.takeInjected(p); t != nil {
+				if t := w.takeInjected(p, fam); t != nil {
 					return t
 				}
 			}
 			var t *task
-			if p == Normal {
-				if k == lookTop {
-					t = w.deque.Pop()
-				}
-				if t == nil {
+			if p == Normal && k == lookTop {
+				t = w.deque.Pop()
+			}
+			if fam != nil { // spawned tasks: none for a helper of no family
+				if t == nil && p == Normal {
 					t = w.takeSlot(runs) // lifo.go
 				}
-			}
-			if t == nil {
-				t = w.queues[p].Pop()
+				if t == nil {
+					t = w.queues[p].Pop()
+				}
+				if t != nil && k == lookHelp && !mayRun(t, fam) {
+					w.queues[p].Push(t, pooledTask(t)) // not this helper's to run
+					t = nil
+				}
 			}
 			if t != nil {
 				if k == lookTop {
@@ -123,11 +130,13 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 				}
 			}
 		}
-		if t := w.takeInjected(p); t != nil {
-			return t
+		if fam != nil {
+			if t := w.takeInjected(p, fam); t != nil {
+				return t
+			}
 		}
 		if p == Normal && k == lookTop {
-			if t := s.groups.take(lane); t != nil {
+			if t := s.groups.take(fam); t != nil {
 				return t
 			}
 		}
@@ -138,37 +147,39 @@ func (w *Worker) scan(k look, h *task, lane *Spawner) *task {
 			parts = *s.participants.Load()
 			start = int(w.nextRand() % uint64(max(len(parts), 1)))
 		}
-		if t := w.stealPriority(p, parts, start); t != nil {
+		if t := w.stealPriority(p, parts, start, fam); t != nil {
 			return t
 		}
 		if p == Normal && k == lookLast {
-			if t := w.stealSlots(parts, start); t != nil { // lifo.go
+			if t := w.stealSlots(parts, start, fam); t != nil { // lifo.go
 				return t
 			}
 		}
 	}
 	if k == lookLast {
-		return s.groups.take(lane)
+		return s.groups.take(fam)
 	}
 	return nil
 }
 
 // takeInjected takes a fair share of priority p from the injector
-// (takeShare), or returns nil if its queue looks empty. It is small enough
-// to inline: every look for work passes here once per priority, and the
-// injector is usually empty.
-func (w *Worker) takeInjected(p Priority) *task {
+// (takeShare), or returns nil if its queue looks empty. fam is the family
+// whose tasks the look may take (famAny at the top level). It is small
+// enough to inline: every look for work passes here once per priority,
+// and the injector is usually empty.
+func (w *Worker) takeInjected(p Priority, fam *family) *task {
 	if w.sched.injector.queued[p].Load() == 0 {
 		return nil
 	}
-	return w.takeShare(p)
+	return w.takeShare(p, fam)
 }
 
-// takeShare takes a fair share of priority p from the injector: it returns
-// the first task and keeps the rest in its own queue (visible to thieves).
-func (w *Worker) takeShare(p Priority) *task {
+// takeShare takes a fair share of priority p from the injector, of the
+// tasks at its head that the family fam may run: it returns the first
+// task and keeps the rest in its own queue (visible to thieves).
+func (w *Worker) takeShare(p Priority, fam *family) *task {
 	s := w.sched
-	t, rest := s.injector.take(p, s.maxWorkers+1, w.batchBuf[:0])
+	t, rest := s.injector.take(p, s.maxWorkers+1, fam, w.batchBuf[:0])
 	if t == nil {
 		return nil
 	}
@@ -182,8 +193,9 @@ func (w *Worker) takeShare(p Priority) *task {
 }
 
 // stealPriority scans the other participants once for a task of priority
-// p (for Normal: published forks first, then spawned tasks).
-func (w *Worker) stealPriority(p Priority, parts []*Worker, start int) *task {
+// p (for Normal: published forks first, then spawned tasks), of which it
+// may run the spawned tasks of the family fam (stealQueue).
+func (w *Worker) stealPriority(p Priority, parts []*Worker, start int, fam *family) *task {
 	n := len(parts)
 	for k := 0; k < n; k++ {
 		v := parts[(start+k)%n]
@@ -195,7 +207,13 @@ func (w *Worker) stealPriority(p Priority, parts []*Worker, start int) *task {
 				return t
 			}
 		}
-		if t := w.stealQueue(v, p); t != nil {
+		if fam != famAny && !v.famNow.Load().within(fam) {
+			// A helper takes spawned tasks only from a participant that
+			// runs its family's: those in its queue are likely its too
+			// (whose a task is can be read only once it is taken).
+			continue
+		}
+		if t := w.stealQueue(v, p, fam); t != nil {
 			return t
 		}
 	}
@@ -236,7 +254,17 @@ func (w *Worker) stealFork(v *Worker) *task {
 // look of a searcher about to leave or of a helper about to park, which
 // must not take a lost race for an empty queue. Each lost race is someone
 // else's progress, so this ends.
-func (w *Worker) stealQueue(v *Worker, p Priority) *task {
+//
+// A helper runs only the tasks of its family fam (family.go), and whose
+// task it is can be read only once it is taken (until then another
+// participant may run it and reuse its memory): it runs the oldest of its
+// family's among those it took, if any, and keeps the rest, for itself or
+// for others to steal. A helper of no family (nil: a join's) runs no
+// spawned task, so it takes none.
+func (w *Worker) stealQueue(v *Worker, p Priority, fam *family) *task {
+	if fam == nil {
+		return nil
+	}
 	for {
 		got, r := v.queues[p].Steal(w.batchBuf[:0])
 		if r == deque.Empty {
@@ -247,13 +275,24 @@ func (w *Worker) stealQueue(v *Worker, p Priority) *task {
 			continue
 		}
 		w.counters.steals.Add(1)
-		t := got[0]
-		if len(got) > 1 {
-			w.queues[p].PushMany(got[1:])
+		all := got // to clear: the batch buffer keeps no task reachable
+		i := 0
+		if fam != famAny {
+			for i < len(got) && !mayRun(got[i], fam) {
+				i++
+			}
+		}
+		var t *task
+		if i < len(got) {
+			t = got[i]
+			got = append(got[:i], got[i+1:]...)
+		}
+		if len(got) > 0 {
+			w.queues[p].PushMany(got)
 			w.sched.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
 		}
-		clear(got)
-		w.batchBuf = got[:0]
+		clear(all)
+		w.batchBuf = all[:0]
 		return t
 	}
 }

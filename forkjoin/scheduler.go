@@ -53,6 +53,7 @@ package forkjoin
 // is not zero.
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -101,6 +102,10 @@ type scheduler struct {
 	spawned    spawnCounters
 	helpWanted atomic.Bool // tasks were submitted while no worker could run them
 	lifo       atomic.Bool // spawns use the LIFO slot (lifo.go, SetLIFOSlot)
+
+	comp        compensation // compensating goroutines (compensate.go)
+	searchLimit int          // the most pool workers that look for work at once
+	retired     retiredStats // the counters of participants dropped from the list (compactFree)
 }
 
 const (
@@ -130,6 +135,7 @@ func schedulerOf(p *pool.Pool) *scheduler {
 
 func newScheduler(p *pool.Pool) poolcore.Attachment {
 	s := &scheduler{pool: p, layer: poolcore.Of(p), maxWorkers: p.Workers()}
+	s.searchLimit = max(2, runtime.GOMAXPROCS(0)/2)
 	s.lifo.Store(knobs.LIFOSlot.Load()) // off, but in benchmarks that measure it
 	if s.maxWorkers > countMask {
 		s.maxWorkers = countMask
@@ -143,10 +149,11 @@ func newScheduler(p *pool.Pool) poolcore.Attachment {
 
 // Close unpins the scheduler. Called by Pool.Close.
 func (s *scheduler) Close() {
-	if s.runInProgress() && onRunStack() {
+	if s.onParticipant() || s.runInProgress() && onRunStack() {
 		panic(errCloseInRun)
 	}
 	s.drain()
+	s.stopCompensation()
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
@@ -167,71 +174,6 @@ func workerEntry(data unsafe.Pointer, id int) {
 	w.serve()
 }
 
-func (s *scheduler) workerFor(id int) *Worker {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.workers) <= id {
-		s.workers = append(s.workers, nil)
-	}
-	if w := s.workers[id]; w != nil {
-		return w
-	}
-	w := s.newWorkerLocked(id)
-	s.workers[id] = w
-	return w
-}
-
-func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
-	w := newWorker(s, s.nextID, poolIndex)
-	w.queues[High].CountIn(&s.injector.high) // the High skip of the scan (scan.go)
-	s.nextID++
-	old := *s.participants.Load()
-	next := make([]*Worker, len(old)+1)
-	copy(next, old)
-	next[len(old)] = w
-	s.participants.Store(&next)
-	return w
-}
-
-// acquireCaller gives a goroutine entering Run a Worker of its own.
-func (s *scheduler) acquireCaller() *Worker {
-	s.mu.Lock()
-	var w *Worker
-	if n := len(s.free); n > 0 {
-		w = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		w = s.newWorkerLocked(-1)
-	}
-	s.mu.Unlock()
-	if w.forkTop != 0 || w.dirty {
-		// A stale use of the handle after its last Run pushed a fork
-		// before it was caught (see releaseCaller): drop it.
-		w.resetSlabs()
-	}
-	w.inUse.Store(true)
-	w.claim()
-	w.clearAsked()
-	w.standing, w.armed = false, false
-	return w
-}
-
-func (s *scheduler) releaseCaller(w *Worker) {
-	w.flushSlot() // lifo.go: nothing stays hidden after the Run
-	if w.holdsSlack() {
-		w.flushSlack() // slack.go: no slack outlives the Run
-	}
-	w.publishTasks()
-	w.dropStale() // nothing of the run stays reachable from the pool
-	w.inUse.Store(false)
-	w.standing, w.armed = false, false
-	w.ask() // a stale use of w reaches the slow path and panics
-	w.run = nil
-	s.mu.Lock()
-	s.free = append(s.free, w)
-	s.mu.Unlock()
-}
-
 // wakeCheck wakes one worker if new work may need it. Called after work
 // was made visible to thieves.
 func (s *scheduler) wakeCheck() {
@@ -243,7 +185,15 @@ func (s *scheduler) wakeCheck() {
 		s.joinWake.NotifyAll()
 	}
 	st := s.state.Load()
-	if searching(st) != 0 || active(st) >= s.maxWorkers || st&wakingBit != 0 {
+	if searching(st) != 0 || st&wakingBit != 0 {
+		return
+	}
+	if active(st) >= s.maxWorkers {
+		// Every worker is busy: if spawned tasks are about, they may all
+		// be held up in tasks that block (compensate.go).
+		if s.pending.Load() != 0 {
+			s.arm()
+		}
 		return
 	}
 	if !s.state.CompareAndSwap(st, st|wakingBit) {
@@ -261,6 +211,7 @@ func (s *scheduler) wake() {
 	defer func() {
 		if !woken {
 			s.state.Add(^uint64(wakingBit - 1)) // nobody will absorb it
+			s.arm()                             // nobody else may run the work (compensate.go)
 		}
 	}()
 	woken = s.layer.WakeOne()
@@ -296,7 +247,25 @@ func (s *scheduler) wakeCheckQuiet() {
 	s.wakeCheck()
 }
 
-func (s *scheduler) startSearching() { s.state.Add(searchOne) }
+// startSearching makes a pool worker that ran out of work a searcher, and
+// reports true, unless searchLimit workers search already: then it leaves
+// the scheduler (it stops being active) and reports false. Either way the
+// throttle stays safe: a worker that leaves this way was not the last
+// searcher.
+func (s *scheduler) startSearching() bool {
+	for {
+		st := s.state.Load()
+		if searching(st) >= s.searchLimit {
+			if s.state.CompareAndSwap(st, st-activeOne) {
+				return false
+			}
+			continue
+		}
+		if s.state.CompareAndSwap(st, st+searchOne) {
+			return true
+		}
+	}
+}
 
 // leave: a searcher found nothing and returns to the pool. It reports
 // whether it really left: if it was the last searcher, it scans once more
@@ -306,38 +275,9 @@ func (s *scheduler) leave(w *Worker) (t *task, left bool) {
 	if searching(st) != 0 {
 		return nil, true
 	}
-	if t = w.scan(lookLast, nil, laneAny); t == nil {
+	if t = w.scan(lookLast, nil, famAny); t == nil {
 		return nil, true
 	}
 	s.state.Add(activeOne + searchOne)
 	return t, false
-}
-
-// AddStats adds the scheduler's counters to a pool.Stats.
-func (s *scheduler) AddStats(st *pool.Stats) {
-	parts := *s.participants.Load()
-	for _, w := range parts {
-		c := w.counters.snapshot()
-		sp := w.spawnState.stats.addStats(st)
-		st.Tasks += c.Tasks
-		st.StealAttempts += c.StealAttempts
-		st.Steals += c.Steals
-		var ws *pool.WorkerStats
-		switch {
-		case w.poolIndex >= 0 && w.poolIndex < len(st.Workers):
-			ws = &st.Workers[w.poolIndex]
-		case w.poolIndex < 0:
-			ws = &st.Callers
-		default:
-			continue
-		}
-		ws.Tasks += c.Tasks
-		ws.StealAttempts += c.StealAttempts
-		ws.Steals += c.Steals
-		ws.Submitted += sp.Submitted
-		ws.Completed += sp.Completed
-		ws.Panicked += sp.Panicked
-		ws.Cancelled += sp.Cancelled
-	}
-	s.spawned.addStats(st)
 }

@@ -26,12 +26,17 @@ import (
 
 // Spawner spawns the tasks of a Scope.
 type Spawner struct {
+	fam     family // the scope's family (family.go); fam.scope is the Spawner itself
 	sched   *scheduler
 	ctx     context.Context
 	ctxDone bool // ctx can be done
 	// group: a Group's Spawner, whose tasks wait in the group lane
-	// (grouplane.go), not in the participants' queues.
+	// (grouplane.go), not in the participants' queues, and all run, even
+	// after a failure, as errgroup's do.
 	group bool
+	// limit holds a token for each of a Group's tasks not yet over, up to
+	// the limit SetLimit set; nil for no limit.
+	limit chan struct{}
 	_     cacheline.Pad
 	// pending counts the Scope's function and its tasks not yet over,
 	// plus the slack participants hold on it (slack.go). The add that
@@ -79,9 +84,11 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 		panic("forkjoin: Scope with a nil function")
 	}
 	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx.Done() != nil}
+	sp.fam.init(familyOf(w))
+	sp.fam.scope = sp
 	sp.pending.Add(1) // fn itself
 	unwind := sp.runFunction(fn)
-	w.wait(&sp.done)
+	w.waitFam(&sp.done, &sp.fam)
 	if unwind {
 		panic(unwinding{})
 	}
@@ -183,7 +190,10 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		t.st.rs.ctx = ctx
 	}
 	t.fn = fn
-	t.st.scope = sp
+	t.st.rs.fam = &sp.fam
+	if w.beat.Load() != 0 {
+		w.beat.Store(0) // it moves on (compensate.go)
+	}
 	// Counted in before it is queued (slack.go), in both pending counters
 	// and in the statistics: countLocal's rule for k = 1, written out for
 	// each counter. This is the hottest path of spawning, and a helper
@@ -207,9 +217,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	if sp.group {
-		s.groups.push(sp, &t.st.hdr) // grouplane.go
-	} else if prio == Normal && s.lifo.Load() {
+	if prio == Normal && s.lifo.Load() {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
 		w.queues[prio].Push(&t.st.hdr, true) // pooled: see scopeTask.over

@@ -20,7 +20,8 @@ import (
 	"sync"
 )
 
-// scopeTask is a task spawned in a Scope. Its Scope is st.scope, which
+// scopeTask is a task spawned in a Scope or a Group. Its Spawner is
+// st.rs.fam.scope (its run's family is the Spawner's, family.go), which
 // settleFor reads too: one pointer, not a copy of it here. The struct is
 // 128 bytes, so that in the chunks getScopeTask allocates each task spans
 // exactly two cache lines (TestScopeTaskSize and TestScopeTaskSpawnLine
@@ -48,10 +49,11 @@ func (t *scopeTask) makeFor(s *scheduler) {
 	t.st.rs.sched, t.st.body = s, t
 }
 
-// run is the scope task's spawnBody: a task of a scope that has failed is
-// skipped (its run cancelled, so afterSpawn reports ErrAborted).
+// run is the scope task's spawnBody: a task of a Scope that has failed is
+// skipped (its run cancelled, so afterSpawn reports ErrAborted); a Group's
+// task always runs, as errgroup's do.
 func (t *scopeTask) run(w *Worker) {
-	if t.st.scope.failed.Load() {
+	if sp := t.st.rs.fam.scope; sp.failed.Load() && !sp.group {
 		w.Cancel(ErrAborted)
 		return
 	}
@@ -61,7 +63,7 @@ func (t *scopeTask) run(w *Worker) {
 // over records the task's failure in its scope, frees the task and counts
 // it out of the scope's pending as slack (slack.go).
 func (t *scopeTask) over(w *Worker, err error) {
-	sp := t.st.scope
+	sp := t.st.rs.fam.scope
 	if err != nil && !errors.Is(err, ErrAborted) {
 		// (ErrAborted: skipped because of an earlier failure, which is on
 		// record.)
@@ -70,12 +72,15 @@ func (t *scopeTask) over(w *Worker, err error) {
 	// Back to what makeFor made, for the next Spawn to fill in: nothing
 	// else touches the run once its task is over (its forks were joined,
 	// stopWhenDone waited for a cancellation in progress).
-	t.fn, t.st.rs.ctx, t.st.scope = nil, nil, nil
+	t.fn, t.st.rs.ctx, t.st.rs.fam = nil, nil, nil
 	if t.st.rs.cancelled.Load() || t.st.rs.failure.Load() != nil {
 		t.st.rs.cancelled.Store(false)
 		t.st.rs.failure.Store(nil)
 	}
 	w.putScopeTask(t) // nothing touches t after over returns
+	if sp.limit != nil {
+		<-sp.limit // a Group's token (Group.SetLimit)
+	}
 	// Counted out of sp.pending as slack.
 	w.useScope(sp)
 	w.spawnState.scopeSlack++

@@ -10,12 +10,17 @@ package forkjoin
 import (
 	"runtime"
 	"time"
+
+	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 )
 
 // serve is a pool worker's life inside the scheduler: search, run, repeat;
 // leave when there is nothing to do.
 func (w *Worker) serve() {
 	w.claim()
+	if w.goid.Load() == 0 {
+		w.goid.Store(goroutine.ID()) // once per goroutine (leaveOnGoexit clears it)
+	}
 	s := w.sched
 	s.enter()
 	left := false
@@ -37,21 +42,18 @@ func (w *Worker) serve() {
 		}
 		s.stopSearching()
 		w.execute(t)
-		for t := w.scan(lookTop, nil, laneAny); t != nil; t = w.scan(lookTop, nil, laneAny) {
+		for t := w.scan(lookTop, nil, famAny); t != nil; t = w.scan(lookTop, nil, famAny) {
 			w.execute(t)
 		}
-		if w.holdsSlack() {
-			w.flushSlack() // about to search (slack.go)
+		w.settleTop() // about to search
+		if !s.startSearching() {
+			// Enough others look: leave without a look of its own, so
+			// that a pool of many workers never has them all reading
+			// every queue at once.
+			w.dropStale()
+			left = true
+			return
 		}
-		if w.dirty {
-			w.resetSlabs() // top level: no frame holds a slot
-		}
-		if w.armed { // a request of its own frames, all gone: drop it
-			w.clearAsked()
-		}
-		w.standing, w.armed = false, false
-		w.publishTasks()
-		s.startSearching()
 	}
 }
 
@@ -88,6 +90,7 @@ func (w *Worker) leaveOnGoexit() {
 	w.clearAsked()
 	w.standing, w.armed = false, false
 	w.dropStale()
+	w.goid.Store(0) // the replacement goroutine sets its own
 	w.sched.state.Add(^uint64(activeOne - 1))
 	w.sched.wakeCheckQuiet()
 }
@@ -101,7 +104,7 @@ func (w *Worker) leaveOnGoexit() {
 func (w *Worker) search() *task {
 	var since time.Time
 	for idle := 1; ; idle++ {
-		if t := w.scan(lookTop, nil, laneAny); t != nil {
+		if t := w.scan(lookTop, nil, famAny); t != nil {
 			return t
 		}
 		if !keepLooking(idle, &since) {

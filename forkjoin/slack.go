@@ -172,7 +172,7 @@ func (w *Worker) settleFor(t *task) {
 		w.flushSlack()
 		return
 	}
-	if sp := w.spawnState.scope; sp != nil && (*spawnTask)(taskPointer(t)).scope != sp {
+	if sp := w.spawnState.scope; sp != nil && (*spawnTask)(taskPointer(t)).rs.fam != &sp.fam {
 		w.flushScope()
 	}
 }

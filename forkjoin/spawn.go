@@ -37,8 +37,15 @@ type spawnTask struct {
 	// afterSpawn, on the same participant).
 	returned bool
 	body     spawnBody
-	// scope is the Scope of a scope task, else nil (see Worker.settleFor).
-	scope *Spawner
+}
+
+// scopeOf returns the Spawner of a scope task (a Scope's or a Group's),
+// nil for any other spawned task.
+func (st *spawnTask) scopeOf() *Spawner {
+	if st.rs.fam == nil {
+		return nil
+	}
+	return st.rs.fam.scope
 }
 
 // spawnBody is what a kind of spawned task does: run it, then learn how it
@@ -49,21 +56,22 @@ type spawnBody interface {
 	over(w *Worker, err error)
 }
 
-// init prepares st to be queued: a task of s at priority prio, with the
-// context ctx (nil for none) and body as its kind.
-func (st *spawnTask) init(s *scheduler, prio Priority, ctx context.Context, body spawnBody) {
-	st.initDone(s, prio, ctx, ctx != nil && ctx.Done() != nil, body)
+// init prepares st to be queued: a task of s at priority prio, of the
+// family fam (family.go; nil for none), with the context ctx (nil for
+// none) and body as its kind.
+func (st *spawnTask) init(s *scheduler, prio Priority, fam *family, ctx context.Context, body spawnBody) {
+	st.initDone(s, prio, fam, ctx, ctx != nil && ctx.Done() != nil, body)
 }
 
 // initDone is init with ctxDone computed by the caller (a Graph computes it
 // once for all its nodes). The header's state and thief are left alone:
 // they serve joins of forks, and nobody joins a spawned task through them.
-func (st *spawnTask) initDone(s *scheduler, prio Priority, ctx context.Context, ctxDone bool, body spawnBody) {
+func (st *spawnTask) initDone(s *scheduler, prio Priority, fam *family, ctx context.Context, ctxDone bool, body spawnBody) {
 	prio.check()
 	st.hdr.exec = execSpawn
 	st.hdr.after = afterSpawn
 	st.hdr.run = &st.rs
-	st.rs = runState{ctx: ctx, sched: s}
+	st.rs = runState{ctx: ctx, sched: s, fam: fam}
 	st.prio = prio
 	st.ctxDone = ctxDone
 	st.body = body
@@ -139,7 +147,7 @@ func afterSpawn(w *Worker, h *task) {
 	// that saw the task over also sees it counted.
 	c := &w.spawnState.stats
 	switch {
-	case err == nil && st.scope != nil:
+	case err == nil && st.scopeOf() != nil:
 		w.countScopeTask(1, st.prio) // published in a batch (slack.go)
 	case err == nil:
 		c.completed[st.prio].Add(1)

@@ -913,32 +913,29 @@ func TestScopeTasksKeptAcrossCollections(t *testing.T) {
 
 // TestPriorityWhileHelping: a participant that helps while it waits (here
 // the caller inside Scope) looks for work in priority order too: a High
-// task submitted from outside the pool (the injector) starts before the
-// Background tasks still in the caller's own queue. Parallelism 1, so
-// the caller is the only one running anything and the order is certain.
+// task of the scope starts before the Background tasks still in the
+// caller's own queue. Parallelism 1, so the caller is the only one running
+// anything and the order is certain.
 func TestPriorityWhileHelping(t *testing.T) {
 	leakcheck.Check(t)
 	pool.With(1, func(p *pool.Pool) {
 		var order []string
-		var h *forkjoin.Handle[int]
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
 			forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+				spawned := false
 				for range 10 {
-					s.Spawn(w, func(*forkjoin.Worker) {
+					s.Spawn(w, func(w *forkjoin.Worker) {
 						order = append(order, "bg")
-						if h == nil {
-							h = forkjoin.Spawn(p, func(*forkjoin.Worker) (int, error) {
+						if !spawned {
+							spawned = true
+							s.Spawn(w, func(*forkjoin.Worker) {
 								order = append(order, "HIGH")
-								return 0, nil
 							}, forkjoin.WithPriority(forkjoin.High))
 						}
 					}, forkjoin.WithPriority(forkjoin.Background))
 				}
 			})
 		})
-		if _, err := h.Join(); err != nil {
-			t.Fatal(err)
-		}
 		if len(order) != 11 || order[1] != "HIGH" {
 			t.Errorf("order %v: want the High task second, right after the Background task that spawned it", order)
 		}

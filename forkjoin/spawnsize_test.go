@@ -43,7 +43,7 @@ func TestScopeTaskSpawnLine(t *testing.T) {
 		{"st.rs.ctx", uintptr(unsafe.Pointer(&x.st.rs.ctx)), unsafe.Sizeof(x.st.rs.ctx)},
 		{"st.prio", uintptr(unsafe.Pointer(&x.st.prio)), unsafe.Sizeof(x.st.prio)},
 		{"st.ctxDone", uintptr(unsafe.Pointer(&x.st.ctxDone)), unsafe.Sizeof(x.st.ctxDone)},
-		{"st.scope", uintptr(unsafe.Pointer(&x.st.scope)), unsafe.Sizeof(x.st.scope)},
+		{"st.rs.fam", uintptr(unsafe.Pointer(&x.st.rs.fam)), unsafe.Sizeof(x.st.rs.fam)},
 		{"fn", uintptr(unsafe.Pointer(&x.fn)), unsafe.Sizeof(x.fn)},
 	} {
 		off := f.at - base

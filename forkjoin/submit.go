@@ -137,7 +137,7 @@ func (t *Task) prepareSubmit(s *scheduler, prio Priority) {
 		panic("forkjoin: Submit of a Task without Init")
 	}
 	t.panic = nil
-	t.st.init(s, prio, nil, (*submittedTask)(t))
+	t.st.init(s, prio, nil, nil, (*submittedTask)(t))
 }
 
 // submittedTask is a Task seen as a spawnBody.

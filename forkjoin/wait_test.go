@@ -102,7 +102,7 @@ func TestStealQueueLastLook(t *testing.T) {
 				defer wg.Done()
 				for !start.Load() {
 				}
-				empty[k] = th.stealQueue(v, Normal) == nil
+				empty[k] = th.stealQueue(v, Normal, famAny) == nil
 			}()
 		}
 		start.Store(true)

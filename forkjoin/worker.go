@@ -76,13 +76,27 @@ type Worker struct {
 	locals         []localValue // see local
 	parked         atomic.Bool  // waiting in joinWake for a stolen task or Completion
 	inUse          atomic.Bool
-	owner          atomic.Int64             // the owning goroutine's id, in race builds (misuse.go)
-	stackBuf       atomic.Pointer[[64]byte] // goroutineID's buffer (misuse.go)
-	id             int                      // index among all participants of the pool
-	poolIndex      int                      // the pool worker's index, or -1 for a caller
-	rng            uint64
-	counters       workerCounters
-	tasksRun       int64 // tasks run and not yet in counters.tasks (see publishTasks)
+	// beat is set by the compensation monitor at each tick and cleared by
+	// the participant when a task it ran is over (compensate.go).
+	beat atomic.Uint32
+	// famNow is the family of the task the participant runs now (its
+	// run's, family.go), published for helpers that may steal only their
+	// own family's tasks (stealPriority); curFam is the owner's copy, so
+	// that it stores only when the family changes.
+	famNow atomic.Pointer[family]
+	curFam *family
+	// goid is the id of the goroutine the participant runs on, or 0 where
+	// it is not known: set for pool workers, compensators, a Group's Wait
+	// and Close's drain, the participants that may run a Group's task
+	// (Group.Wait's check that it is not called from one).
+	goid      atomic.Uint64
+	owner     atomic.Int64             // the owning goroutine's id, in race builds (misuse.go)
+	stackBuf  atomic.Pointer[[64]byte] // goroutineID's buffer (misuse.go)
+	id        int                      // index among all participants of the pool
+	poolIndex int                      // the pool worker's index, or -1 for a caller
+	rng       uint64
+	counters  workerCounters
+	tasksRun  int64 // tasks run and not yet in counters.tasks (see publishTasks)
 
 	// Spawned tasks: slack, free list, counters (slack.go). Owner-written
 	// per task, so kept off the lines that thieves read (deque, queues,
@@ -120,6 +134,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		injectInterval: injectIntervalMax,
 		rng:            uint64(id)*0x9E3779B97F4A7C15 + 1,
 	}
+	w.beat.Store(1) // a new participant has finished nothing: no progress to show
 	if poolIndex >= 0 {
 		w.inUse.Store(true)
 	}

@@ -108,24 +108,22 @@ func Run(p, jobs int) (Report, error) {
 
 		// A group of checks that return errors: the first failure wins,
 		// and the context it cancels stops the checks still running.
-		err := forkjoin.RunCtx(context.Background(), pl, func(w *forkjoin.Worker) error {
-			g := forkjoin.NewGroup(w.Context(), w)
-			for i := range jobs {
-				g.Go(w, func(ctx context.Context, w *forkjoin.Worker) error {
-					if i == 4 {
-						return fmt.Errorf("check %d failed", i)
+		grp, ctx := forkjoin.NewGroup(context.Background(), pl)
+		for i := range jobs {
+			grp.Go(func() error {
+				if i == 4 {
+					return fmt.Errorf("check %d failed", i)
+				}
+				for range 20 {
+					if err := ctx.Err(); err != nil {
+						return err
 					}
-					for range 20 {
-						if err := ctx.Err(); err != nil {
-							return err
-						}
-						work(uint64(i), 500)
-					}
-					return nil
-				})
-			}
-			return g.Wait()
-		})
+					work(uint64(i), 500)
+				}
+				return nil
+			})
+		}
+		err := grp.Wait()
 		rep.GroupErr = fmt.Sprint(err)
 
 		// 3. A graph: compile steps, then a link step that depends on all.
