@@ -35,8 +35,10 @@ package forkjoin
 // the second tick, while processors are to spare (the runtime's count of
 // running and runnable goroutines is below the pool's parallelism and
 // GOMAXPROCS: the participants are blocked, not computing), it adds
-// compensators in a geometric series: one per spare processor, then four
-// times as many at each tick the stall lasts (up to compBurst a tick).
+// compensators in a geometric series: one per spare processor, then
+// sixteen times as many at each tick the stall lasts (up to compBurst a
+// tick; compensators on their way to a task count as spare processors and
+// queued tasks taken).
 // Unwinding thousands of tasks that wait for the last one takes a few
 // ticks, not thousands; a participant held up for a moment (on a
 // contended lock, say) brings one or two, not one per queued task. A stall
@@ -47,15 +49,17 @@ package forkjoin
 // are not drowned in goroutines.
 //
 // A compensator is a participant at its top level, like a pool worker: it
-// may run anything (lookTop), any group's task included. It takes a Worker
-// as a Run's caller does (acquireCaller) and gives it back when it
-// retires; the list of participants drops the Workers nobody uses
-// (compactFree), so that a burst of thousands of compensators does not make
-// every later look for work read thousands of empty queues. Only
-// compSearchers compensators at a time look at the others' queues; one
-// that finds its own places empty while that many look already retires at
-// once, so that unwinding a burst costs each compensator a constant, not a
-// look at every other.
+// may run any task, any group's included. The tick that starts a burst
+// hands its compensators the participants it saw holding tasks (victims),
+// and each takes one task: from its own places, the injector, the group
+// lane or, on its first look only, one of the victims. Never a batch (it
+// would sit behind a task that blocks) and never a look at every
+// participant: a burst of thousands costs each compensator a constant,
+// going up and coming down, and what is left waiting is the next tick's
+// business (and the pool workers'). Each takes a Worker as a Run's caller
+// does and gives it back when it retires; the list of participants drops
+// the Workers nobody uses (participants.go), so that a burst of thousands
+// does not make every later look for work read thousands of empty queues.
 //
 // Lost arms. The monitor stops only after it stored running = false and
 // then found no work; a producer makes its work visible and then loads
@@ -66,18 +70,20 @@ package forkjoin
 import (
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/forkjoin-go/forkjoin/internal/deque"
 	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 )
 
 const (
-	compTick      = time.Millisecond      // the monitor's tick while nothing stalls
-	compTickMax   = 64 * time.Millisecond // the longest tick of a stall on busy processors
-	compBurst     = 4096                  // the most compensators one tick starts
-	compSearchers = 2                     // compensators that look at the others' queues at once
+	compTick    = time.Millisecond      // the monitor's tick while nothing stalls
+	compTickMax = 64 * time.Millisecond // the longest tick of a stall on busy processors
+	compBurst   = 4096                  // the most compensators one tick starts
+	compGrowth  = 4                     // a stall's bursts grow 2^compGrowth times a tick
 	// compBusyStalls is how many ticks a stall with no processor to spare
 	// lasts before a compensator is added.
 	compBusyStalls = 10
@@ -85,17 +91,22 @@ const (
 
 // compensation is the scheduler's state for compensating goroutines.
 type compensation struct {
-	running   atomic.Bool  // the monitor is armed (its timer runs or its tick does)
-	alive     atomic.Int64 // compensators running
-	started   atomic.Int64 // compensators ever started (pool.Stats)
-	searching atomic.Int32 // compensators looking at the others' queues
+	running atomic.Bool  // the monitor is armed (its timer runs or its tick does)
+	alive   atomic.Int64 // compensators running
+	fresh   atomic.Int64 // compensators started and not yet past their first look
+	started atomic.Int64 // compensators ever started (pool.Stats)
+
+	retired    atomic.Int64 // compensators' Workers retired and not yet collected (participants.go)
+	collecting atomic.Bool  // a retiring compensator collects them
 
 	mu      sync.Mutex
 	stopped bool        // Close: no monitor or compensator starts any more
 	timer   *time.Timer // the monitor's: its function is a tick (made on the first arm)
 	tick    time.Duration
-	stalls  int // stalled ticks in a row
-	spared  int // of those, the last ones in a row with processors to spare
+	cache   []*Worker // retired Workers kept for later compensators, under the scheduler's mu
+	stalls  int       // stalled ticks in a row
+	spared  int       // of those, the last ones in a row with processors to spare
+	victims []*Worker // the tick's list of participants holding tasks (reused)
 	// wg counts the armed monitor (one, from arm to the tick that ends
 	// it) and the compensators running, for Close.
 	wg sync.WaitGroup
@@ -143,13 +154,15 @@ func (s *scheduler) stopCompensation() {
 // stalled, and sets the timer again while work is queued.
 func (s *scheduler) monitorTick() {
 	c := &s.comp
-	if s.workQueued() {
+	if n, victims := s.queued(true, c.victims[:0]); n > 0 {
 		if s.progressed() {
 			c.tick, c.stalls, c.spared = compTick, 0, 0
 		} else {
 			c.stalls++
-			s.compensate()
+			s.compensate(n, victims)
 		}
+		clear(victims)
+		c.victims = victims[:0]
 		s.setBeats()
 	}
 	c.mu.Lock()
@@ -176,10 +189,10 @@ func (s *scheduler) setBeats() {
 }
 
 // progressed reports whether the pool moved on since the last setBeats:
-// some participant finished a task or spawned one, or some participant
+// some participant finished a task or spawned one, or some pool worker
 // looks for work.
 func (s *scheduler) progressed() bool {
-	if searching(s.state.Load()) != 0 || s.comp.searching.Load() != 0 {
+	if searching(s.state.Load()) != 0 {
 		return true
 	}
 	for _, w := range *s.participants.Load() {
@@ -192,26 +205,36 @@ func (s *scheduler) progressed() bool {
 
 // workQueued reports whether some task waits where a participant at its
 // top level would take it. It reads every queue: for the monitor's tick.
-func (s *scheduler) workQueued() bool { return s.queuedEstimate() > 0 }
+func (s *scheduler) workQueued() bool {
+	n, _ := s.queued(false, nil)
+	return n > 0
+}
 
-// queuedEstimate counts the tasks waiting in the lane, the injector and
-// the participants' deques, queues and slots (a snapshot of counts that
-// move meanwhile).
-func (s *scheduler) queuedEstimate() int {
+// queued counts the tasks waiting in the lane, the injector and the
+// participants' deques, queues and slots (a snapshot of counts that move
+// meanwhile), and, if collect is set, appends to victims the participants
+// that hold some.
+func (s *scheduler) queued(collect bool, victims []*Worker) (int, []*Worker) {
 	n := s.groups.n.Load()
 	for p := range s.injector.queued {
 		n += s.injector.queued[p].Load()
 	}
 	for _, w := range *s.participants.Load() {
-		n += int64(w.deque.Len())
+		k := int64(w.deque.Len())
 		for _, q := range w.queues {
-			n += int64(q.Len())
+			k += int64(q.Len())
 		}
 		if w.slot.held.Load() != nil {
-			n++
+			k++
+		}
+		if k > 0 {
+			n += k
+			if collect {
+				victims = append(victims, w)
+			}
 		}
 	}
-	return int(max(n, 0))
+	return int(max(n, 0)), victims
 }
 
 // goroutineSamples reads the runtime's counts of running and runnable
@@ -224,27 +247,32 @@ var goroutineSamples = sync.Pool{New: func() any {
 }}
 
 // compensate starts compensators for a stall that has lasted c.stalls
-// ticks (see the file comment). A stall of one tick is let be. From the
-// second, while processors are to spare, it adds compensators in a
-// geometric series: one per spare processor, then four times as many at
-// each tick the stall lasts. With no processor to spare it adds one per
-// tick from the compBusyStalls-th, at a tick that doubles while the stall
-// lasts.
-func (s *scheduler) compensate() {
+// ticks, with n tasks queued, victims the participants holding some (see
+// the file comment). A stall of one tick is let be. From the second,
+// while processors are to spare, it adds compensators in a geometric
+// series: one per spare processor, then 2^compGrowth times as many at
+// each tick the stall lasts. With no processor to spare it adds one per tick from
+// the compBusyStalls-th, at a tick that doubles while the stall lasts.
+func (s *scheduler) compensate(n int, victims []*Worker) {
 	c := &s.comp
 	if c.stalls < 2 {
 		return
 	}
-	if spare := s.spareProcessors(); spare > 0 {
-		k := spare << (2 * min(c.spared, 12))
+	// Compensators started and not yet at their first task are on their
+	// way to a queued task each.
+	n -= int(c.fresh.Load())
+	if n <= 0 {
+		return
+	}
+	if spare := s.spareProcessors() + int(c.fresh.Load()); spare > 0 {
+		k := spare << (compGrowth * min(c.spared, 8))
 		c.spared++
-		s.startCompensators(min(k, s.queuedEstimate(), compBurst))
+		s.startCompensators(min(k, n, compBurst), victims)
 		c.tick = compTick
 		return
 	}
-	c.spared = 0
 	if c.stalls >= compBusyStalls {
-		s.startCompensators(1)
+		s.startCompensators(1, victims)
 		c.tick = min(2*c.tick, compTickMax)
 	}
 }
@@ -267,8 +295,13 @@ func (s *scheduler) spareProcessors() int {
 	return min(runtime.GOMAXPROCS(0), s.maxWorkers+1) - busy
 }
 
-// startCompensators starts k compensating goroutines.
-func (s *scheduler) startCompensators(k int) {
+// startCompensators starts k compensating goroutines. It takes their
+// first tasks itself, from the injector and the group lane in priority
+// order, with one lock of each for all of them (thousands of goroutines
+// taking one task each would queue on those locks); those it finds none
+// for look for one in the participants in victims (a copy is kept: the
+// caller reuses its slice).
+func (s *scheduler) startCompensators(k int, victims []*Worker) {
 	if k <= 0 {
 		return
 	}
@@ -281,75 +314,121 @@ func (s *scheduler) startCompensators(k int) {
 	c.wg.Add(k)
 	c.mu.Unlock()
 	c.alive.Add(int64(k))
+	c.fresh.Add(int64(k))
 	c.started.Add(int64(k))
-	for range k {
-		go s.compensator()
+	firsts := make([]*task, 0, k)
+	for p := High; p < numPriorities; p++ {
+		firsts = s.injector.takeMany(p, k-len(firsts), firsts)
+		if p == Normal {
+			firsts = s.groups.takeMany(k-len(firsts), firsts)
+		}
+	}
+	if len(firsts) < k {
+		victims = slices.Clone(victims)
+	}
+	for i, w := range s.takeWorkers(k) {
+		var t *task
+		if i < len(firsts) {
+			t = firsts[i]
+		}
+		go s.compensator(w, t, victims)
 	}
 }
 
-// compensator is a compensating goroutine: a participant at its top level
-// that runs what it finds, and retires when it finds nothing.
-func (s *scheduler) compensator() {
+// compensator is a compensating goroutine on the participant w: it runs
+// t, if not nil, else what its first look finds (in victims too), then
+// what it finds, and retires when it finds nothing.
+func (s *scheduler) compensator(w *Worker, t *task, victims []*Worker) {
 	c := &s.comp
 	defer c.wg.Done()
-	defer c.alive.Add(-1)
-	w := s.acquireCaller()
+	w.prepareCaller()
 	w.goid.Store(goroutine.ID())
 	w.beat.Store(1) // it has finished nothing yet: no progress to show
 	exiting := true // until the loop ends: a runtime.Goexit in a task leaves it set
 	defer func() {
-		if exiting {
-			w.flushSlot()
-			if w.holdsSlack() {
-				w.flushSlack()
-			}
-			if w.dirty || w.forkTop != 0 {
-				w.resetSlabs()
-			}
+		if exiting && (w.dirty || w.forkTop != 0) {
+			w.resetSlabs()
 		}
-		w.goid.Store(0)
-		s.releaseCaller(w)
+		s.retireWorker(w)
 	}()
-	for first := true; ; first = false {
-		t := w.compLook(first)
-		if t == nil {
-			break
-		}
+	if t == nil {
+		t = w.compLook(victims)
+	}
+	c.fresh.Add(-1)
+	for ; t != nil; t = w.compLook(nil) {
 		w.execute(t)
 		w.settleTop()
 	}
 	exiting = false
 }
 
-// compLook is a compensator's look for its next task: its own places (at
-// once), then the others' for a few rounds: on its first look always (it
-// was started for work that waits), later only if fewer than
-// compSearchers compensators look already.
-func (w *Worker) compLook(first bool) *task {
+// compLook is a compensator's look for its next task, one task at most
+// from each place (see the file comment): its own places, the injector
+// and the group lane in priority order, then the victims, starting at a
+// random one.
+func (w *Worker) compLook(victims []*Worker) *task {
 	if t := w.scanOwn(); t != nil {
 		return t
 	}
-	c := &w.sched.comp
-	if c.searching.Add(1) > compSearchers && !first {
-		c.searching.Add(-1)
+	s := w.sched
+	for p := High; p < numPriorities; p++ {
+		if ts := s.injector.takeMany(p, 1, w.batchBuf[:0]); len(ts) > 0 {
+			t := ts[0]
+			clear(ts)
+			return t
+		}
+		if p == Normal {
+			if t := s.groups.take(famAny); t != nil {
+				return t
+			}
+		}
+	}
+	if len(victims) == 0 {
 		return nil
 	}
-	defer c.searching.Add(-1)
-	for round := 0; round < compRounds; round++ {
-		if t := w.scan(lookTop, nil, famAny); t != nil {
+	start := int(w.nextRand() % uint64(len(victims)))
+	for i := range victims {
+		if t := w.stealOne(victims[(start+i)%len(victims)]); t != nil {
 			return t
 		}
-		if t := w.scan(lookLast, nil, famAny); t != nil {
-			return t
-		}
-		runtime.Gosched()
 	}
 	return nil
 }
 
-// compRounds is how many times a compensator looks everywhere before it
-// retires.
-const compRounds = 4
+// stealOne takes one task from v, in priority order: from its queues, its
+// published forks and its slot.
+func (w *Worker) stealOne(v *Worker) *task {
+	if v == w {
+		return nil
+	}
+	for p := High; p < numPriorities; p++ {
+		if p == Normal {
+			if t := w.stealFork(v); t != nil {
+				return t
+			}
+		}
+		for {
+			got, r := v.queues[p].StealUpTo(w.batchBuf[:0], 1)
+			if r == deque.Contended {
+				continue
+			}
+			if r == deque.Stolen {
+				t := got[0]
+				clear(got)
+				w.counters.steals.Add(1)
+				return t
+			}
+			break
+		}
+		if p == Normal {
+			if t := v.slot.held.Load(); t != nil && v.slot.held.CompareAndSwap(t, nil) {
+				w.counters.steals.Add(1)
+				return t
+			}
+		}
+	}
+	return nil
+}
 
 // scanOwn looks at the participant's own places only: its deque, its slot
 // and its queues, High first.

@@ -106,6 +106,32 @@ func (l *groupLane) refill(s *scheduler) {
 	}
 }
 
+// takeMany appends to out up to k queued tasks, oldest group first, and
+// returns it: one lock for a burst of compensators (compensate.go).
+func (l *groupLane) takeMany(k int, out []*task) []*task {
+	if k <= 0 || l.n.Load() == 0 {
+		return out
+	}
+	l.mu.Lock()
+	n := 0
+	for n < k && len(l.groups) > 0 {
+		sp := l.groups[0]
+		q := &sp.lane
+		m := min(k-n, len(q.tasks)-q.head)
+		out = append(out, q.tasks[q.head:q.head+m]...)
+		clear(q.tasks[q.head : q.head+m])
+		q.head += m
+		n += m
+		if q.head == len(q.tasks) {
+			q.tasks, q.head = q.tasks[:0], 0
+			l.groups = slices.Delete(l.groups, 0, 1)
+		}
+	}
+	l.mu.Unlock()
+	l.n.Add(int64(-n))
+	return out
+}
+
 // take takes the oldest queued task of the first group in the lane within
 // the family fam (famAny for any group; nil for none), or returns nil.
 func (l *groupLane) take(fam *family) *task {

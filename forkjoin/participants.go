@@ -38,14 +38,21 @@ func (s *scheduler) workerFor(id int) *Worker {
 // newWorkerLocked makes a Worker (poolIndex: the pool worker's index, or
 // -1 for a caller) and adds it to the participants. Under s.mu.
 func (s *scheduler) newWorkerLocked(poolIndex int) *Worker {
-	w := newWorker(s, s.nextID, poolIndex)
-	w.queues[High].CountIn(&s.injector.high) // the High skip of the scan (scan.go)
-	s.nextID++
+	w := s.newWorkerUnlisted(poolIndex)
 	old := *s.participants.Load()
 	next := make([]*Worker, len(old)+1)
 	copy(next, old)
 	next[len(old)] = w
 	s.participants.Store(&next)
+	return w
+}
+
+// newWorkerUnlisted makes a Worker; the caller adds it to the
+// participants. Under s.mu.
+func (s *scheduler) newWorkerUnlisted(poolIndex int) *Worker {
+	w := newWorker(s, s.nextID, poolIndex)
+	w.queues[High].CountIn(&s.injector.high) // the High skip of the scan (scan.go)
+	s.nextID++
 	return w
 }
 
@@ -60,6 +67,37 @@ func (s *scheduler) acquireCaller() *Worker {
 		w = s.newWorkerLocked(-1)
 	}
 	s.mu.Unlock()
+	w.prepareCaller()
+	return w
+}
+
+// takeWorkers takes k Workers for compensators at once: retired ones
+// kept for reuse (collectRetired), and new ones, added to the participants
+// with one copy of the list. Each goroutine that gets one calls
+// prepareCaller on it.
+func (s *scheduler) takeWorkers(k int) []*Worker {
+	ws := make([]*Worker, 0, k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.comp
+	n := min(k, len(c.cache))
+	ws = append(ws, c.cache[len(c.cache)-n:]...)
+	clear(c.cache[len(c.cache)-n:])
+	c.cache = c.cache[:len(c.cache)-n]
+	for range k - n {
+		ws = append(ws, s.newWorkerUnlisted(-1))
+	}
+	old := *s.participants.Load()
+	next := make([]*Worker, len(old), len(old)+k)
+	copy(next, old)
+	next = append(next, ws...)
+	s.participants.Store(&next)
+	return ws
+}
+
+// prepareCaller readies a Worker taken for a caller, on the caller's
+// goroutine.
+func (w *Worker) prepareCaller() {
 	if w.forkTop != 0 || w.dirty {
 		// A stale use of the handle after its last Run pushed a fork
 		// before it was caught (see releaseCaller): drop it.
@@ -69,7 +107,6 @@ func (s *scheduler) acquireCaller() *Worker {
 	w.claim()
 	w.clearAsked()
 	w.standing, w.armed = false, false
-	return w
 }
 
 // releaseCaller gives a caller's Worker back to the free list.
@@ -132,8 +169,88 @@ func (s *scheduler) compactFreeLocked() {
 	s.participants.Store(&next)
 	for w := range drop {
 		s.retired.add(w)
+		w.resetCounters()
 		w.spareTasks.release()
 		w.releaseLocals()
+	}
+}
+
+// retireWorker ends a compensator's use of w, on its goroutine: w keeps
+// nothing of the work done and takes no more, and waits in the list of
+// participants to be collected (collectRetired), which the retiring
+// compensator does itself when the retired outnumber the others or when
+// it is the last alive. Retiring takes no lock: thousands of compensators
+// retire at once when the tasks they ran are released together.
+func (s *scheduler) retireWorker(w *Worker) {
+	w.flushSlot()
+	if w.holdsSlack() {
+		w.flushSlack()
+	}
+	w.publishTasks()
+	w.dropStale()
+	w.goid.Store(0)
+	w.inUse.Store(false)
+	w.standing, w.armed = false, false
+	w.ask() // a stale use of w reaches the slow path and panics
+	w.run = nil
+	w.retired.Store(true)
+	c := &s.comp
+	r := c.retired.Add(1)
+	alive := c.alive.Add(-1)
+	if (alive == 0 || r > 2*alive+compactAt) && c.collecting.CompareAndSwap(false, true) {
+		s.collectRetired()
+		c.collecting.Store(false)
+	}
+}
+
+// collectRetired takes the retired compensators' Workers out of the list
+// of participants, with one copy of it: their counters go to the retired
+// totals, and up to compCacheMax of them are kept for the next
+// compensators (takeWorkers). A retired Worker whose places are not empty
+// stays listed, for thieves to empty, until a later collection.
+func (s *scheduler) collectRetired() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.comp
+	old := *s.participants.Load()
+	next := make([]*Worker, 0, len(old))
+	n := 0
+	for _, w := range old {
+		if !w.retired.Load() || !w.placesEmpty() {
+			next = append(next, w)
+			continue
+		}
+		w.retired.Store(false)
+		n++
+		s.retired.add(w)
+		w.resetCounters()
+		if len(c.cache) < compCacheMax {
+			c.cache = append(c.cache, w)
+		} else {
+			w.spareTasks.release()
+			w.releaseLocals()
+		}
+	}
+	c.retired.Add(int64(-n))
+	s.participants.Store(&next)
+}
+
+// compCacheMax is how many retired compensators' Workers a pool keeps for
+// later ones.
+const compCacheMax = 256
+
+// resetCounters zeroes w's counters, once they are in the retired totals
+// (w is unlisted and has no owner).
+func (w *Worker) resetCounters() {
+	w.counters.tasks.Store(0)
+	w.counters.stealAttempts.Store(0)
+	w.counters.steals.Store(0)
+	st := &w.spawnState.stats
+	for p := range numPriorities {
+		st.submitted[p].Store(0)
+		st.completed[p].Store(0)
+		st.panicked[p].Store(0)
+		st.cancelled[p].Store(0)
 	}
 }
 

@@ -156,6 +156,28 @@ func (in *injector) takeOf(p Priority, fam *family) *task {
 	return nil
 }
 
+// takeMany appends to out up to k of the oldest tasks of priority p, and
+// returns it.
+func (in *injector) takeMany(p Priority, k int, out []*task) []*task {
+	if k <= 0 || in.queued[p].Load() == 0 {
+		return out
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	q := in.tasks[p][in.head[p]:]
+	i, n := 0, 0
+	for ; i < len(q) && n < k; i++ {
+		if q[i] != nil { // not a hole (takeOf)
+			out = append(out, q[i])
+			q[i] = nil
+			n++
+		}
+	}
+	in.advance(p, i)
+	in.queued[p].Add(int64(-n))
+	return out
+}
+
 // takeOfScan bounds the entries a helper's look reads under the
 // injector's lock (takeOf): a task further back is left to the pool's
 // workers.

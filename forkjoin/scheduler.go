@@ -217,13 +217,24 @@ func (s *scheduler) wake() {
 	woken = s.layer.WakeOne()
 }
 
-// enter: a pool worker arrives: active and searching, absorbing a wake-up.
-func (s *scheduler) enter() {
+// enter: a pool worker arrives: active and searching, absorbing a wake-up,
+// and reports true; unless searchLimit workers search already: then it
+// absorbs the wake-up only and reports false, and the worker goes back to
+// the pool (those searching cover what it was woken for). A pool of many
+// workers so never has them all reading every queue at once, whether they
+// come back from a task or from the pool.
+func (s *scheduler) enter() bool {
 	for {
 		st := s.state.Load()
+		if searching(st) >= s.searchLimit {
+			if st&wakingBit == 0 || s.state.CompareAndSwap(st, st&^wakingBit) {
+				return false
+			}
+			continue
+		}
 		next := (st &^ wakingBit) + activeOne + searchOne
 		if s.state.CompareAndSwap(st, next) {
-			return
+			return true
 		}
 	}
 }

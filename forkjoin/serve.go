@@ -22,7 +22,9 @@ func (w *Worker) serve() {
 		w.goid.Store(goroutine.ID()) // once per goroutine (leaveOnGoexit clears it)
 	}
 	s := w.sched
-	s.enter()
+	if !s.enter() {
+		return
+	}
 	left := false
 	defer func() {
 		if !left { // a task's runtime.Goexit is ending the goroutine

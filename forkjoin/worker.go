@@ -85,6 +85,9 @@ type Worker struct {
 	// that it stores only when the family changes.
 	famNow atomic.Pointer[family]
 	curFam *family
+	// retired: a compensator's Worker whose goroutine has retired, in the
+	// list of participants until it is collected (participants.go).
+	retired atomic.Bool
 	// goid is the id of the goroutine the participant runs on, or 0 where
 	// it is not known: set for pool workers, compensators, a Group's Wait
 	// and Close's drain, the participants that may run a Group's task
@@ -129,8 +132,8 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 		deque:          deque.New[task](),
 		id:             id,
 		poolIndex:      poolIndex,
-		forks:          make([]forkEntry, 64),
-		limit:          64,
+		forks:          make([]forkEntry, 16),
+		limit:          16,
 		injectInterval: injectIntervalMax,
 		rng:            uint64(id)*0x9E3779B97F4A7C15 + 1,
 	}

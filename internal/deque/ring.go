@@ -40,8 +40,10 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
 )
 
-// initialSize is the number of slots of a new queue's array.
-const initialSize = 64
+// initialSize is the number of slots of a new queue's array: small, as a
+// participant may never queue anything (a compensating goroutine, say);
+// the array doubles as needed.
+const initialSize = 16
 
 // array holds the slots of a ring: index i is in slots[i&mask].
 type array[T any] struct {

@@ -7,7 +7,8 @@ package deque
 //
 //   - Steal claims a range [t, t+k) of the oldest elements with one CAS of
 //     top from t to t+k, where k ≤ StealMax and k ≤ half of what it saw
-//     (at least one).
+//     (at least one); StealUpTo bounds k further, which the argument
+//     below allows (it needs only k ≤ StealMax and k ≤ half).
 //   - Pop takes the newest element (index b, after storing bottom = b)
 //     without a CAS only if b - t ≥ StealMax for the top t it loads after
 //     that store. Otherwise it takes the OLDEST element through the CAS of
@@ -144,14 +145,19 @@ func (q *SpawnQueue[T]) takeOldest(a *array[T], t, b int64) *T {
 
 // Steal takes up to half of the queue (at most StealMax, at least one
 // element), oldest first, appending them to out. Any goroutine.
-func (q *SpawnQueue[T]) Steal(out []*T) ([]*T, Result) {
+func (q *SpawnQueue[T]) Steal(out []*T) ([]*T, Result) { return q.StealUpTo(out, StealMax) }
+
+// StealUpTo is Steal taking at most most elements (1 ≤ most ≤ StealMax):
+// for a thief that will run one and has no use for the rest. Any
+// goroutine.
+func (q *SpawnQueue[T]) StealUpTo(out []*T, most int64) ([]*T, Result) {
 	t := q.top.Load()
 	b := q.bottom.Load() // after top: see "no element is taken twice"
 	n := b - t
 	if n <= 0 {
 		return out, Empty
 	}
-	k := min((n+1)/2, StealMax)
+	k := min((n+1)/2, most, StealMax)
 	a := q.arr.Load()
 	start := len(out)
 	for i := range k {

@@ -77,7 +77,15 @@ func TestSpawnQueueModel(t *testing.T) {
 			"steal": func(rt *rapid.T) {
 				prefix := rapid.IntRange(0, 3).Draw(rt, "prefix") // what out already holds
 				out := make([]*item, prefix, prefix+StealMax)
-				got, r := q.Steal(out)
+				most := rapid.IntRange(1, StealMax+1).Draw(rt, "most") // StealMax+1: Steal itself
+				var got []*item
+				var r Result
+				if most > StealMax {
+					most = StealMax
+					got, r = q.Steal(out)
+				} else {
+					got, r = q.StealUpTo(out, int64(most))
+				}
 				if len(got) < prefix {
 					rt.Fatalf("Steal dropped the %d entries already in out", prefix)
 				}
@@ -91,9 +99,9 @@ func TestSpawnQueueModel(t *testing.T) {
 				if r != Stolen {
 					rt.Fatalf("Steal without contention: result %d, want Stolen", r)
 				}
-				k := min((len(model)+1)/2, StealMax)
+				k := min((len(model)+1)/2, StealMax, most)
 				if len(got) != k {
-					rt.Fatalf("Steal took %d of %d elements, want %d", len(got), len(model), k)
+					rt.Fatalf("Steal (at most %d) took %d of %d elements, want %d", most, len(got), len(model), k)
 				}
 				for i, x := range got {
 					if x.id != model[i] {
@@ -130,8 +138,10 @@ func TestSpawnQueueModel(t *testing.T) {
 // and clears those of elements that are not pooled, including one that was
 // still queued at an earlier clearing.
 func TestSpawnQueueLeavesPooledSlots(t *testing.T) {
+	// Counts that keep every element in its own slot of the first array.
+	const nPooled, nPlain = initialSize/2 - 1, initialSize / 4
 	q := NewSpawnQueue[item]()
-	items := make([]item, 41)
+	items := make([]item, nPooled+nPlain+2)
 	for i := range items {
 		items[i].id = i
 	}
@@ -166,35 +176,36 @@ func TestSpawnQueueLeavesPooledSlots(t *testing.T) {
 		}
 	}
 	var pooled []int
-	for i := range 29 {
+	for i := range nPooled {
 		push(i, true)
 		pooled = append(pooled, i)
 	}
 	takeAll()
 	q.DropTaken()
-	check("29 pooled elements taken", pooled...)
+	check("the pooled elements taken", pooled...)
 
-	for i := 29; i < 39; i++ {
+	for i := nPooled; i < nPooled+nPlain; i++ {
 		push(i, false)
 	}
 	takeAll()
 	q.DropTaken()
-	check("10 more taken, not pooled", pooled...)
+	check("more taken, not pooled", pooled...)
 
-	push(39, true)
-	push(40, false)
-	if got := q.Pop(); got != &items[39] {
-		t.Fatalf("Pop took %v, want element 39", got)
+	a, b := nPooled+nPlain, nPooled+nPlain+1
+	push(a, true)
+	push(b, false)
+	if got := q.Pop(); got != &items[a] {
+		t.Fatalf("Pop took %v, want element %d", got, a)
 	}
-	q.DropTaken() // element 40 still queued
-	if slot(40) != &items[40] {
+	q.DropTaken() // element b still queued
+	if slot(b) != &items[b] {
 		t.Fatalf("DropTaken cleared the slot of a queued element")
 	}
-	if got := q.Pop(); got != &items[40] {
-		t.Fatalf("Pop took %v, want element 40", got)
+	if got := q.Pop(); got != &items[b] {
+		t.Fatalf("Pop took %v, want element %d", got, b)
 	}
 	q.DropTaken()
-	check("an element queued across a clearing taken", append(pooled, 39)...)
+	check("an element queued across a clearing taken", append(pooled, a)...)
 }
 
 // TestSpawnQueueManyThieves: the owner pushes every element once (singly,
@@ -220,13 +231,19 @@ func TestSpawnQueueManyThieves(t *testing.T) {
 	var count atomic.Int64
 	q.CountIn(&count)
 	var wg sync.WaitGroup
-	for range stressThieves {
+	for th := range stressThieves {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]*item, 0, StealMax)
 			for taken.Load() < int64(n) {
-				got, r := q.Steal(buf[:0])
+				var got []*item
+				var r Result
+				if th%2 == 0 {
+					got, r = q.Steal(buf[:0])
+				} else {
+					got, r = q.StealUpTo(buf[:0], 1+int64(th)%3) // a compensator's steal
+				}
 				switch r {
 				case Stolen:
 					for _, x := range got {
