@@ -136,7 +136,7 @@ func (w *Worker) scan(k look, h *task, fam *family) *task {
 			}
 		}
 		if p == Normal && k == lookTop {
-			if t := s.groups.take(fam); t != nil {
+			if t := w.takeLaneShare(); t != nil {
 				return t
 			}
 		}
@@ -191,6 +191,36 @@ func (w *Worker) takeShare(p Priority, fam *family) *task {
 	}
 	return t
 }
+
+// takeLaneShare takes a share of the group lane's tasks for a participant
+// at its top level: it returns the first and keeps the rest in its own
+// queue, where the others (and the groups' Waits) may steal them. The
+// share is small (laneShare at most): a Group's task may block, and those
+// kept behind it wait for a thief meanwhile.
+func (w *Worker) takeLaneShare() *task {
+	s := w.sched
+	n := s.groups.n.Load()
+	if n == 0 {
+		return nil
+	}
+	k := int(min(max(n/int64(s.maxWorkers+1), 1), laneShare))
+	got := s.groups.takeMany(k, w.batchBuf[:0])
+	if len(got) == 0 {
+		return nil
+	}
+	t := got[0]
+	if len(got) > 1 {
+		w.queues[Normal].PushMany(got[1:])
+		s.wakeCheckQuiet() // t is taken: a spawn panic must not lose it
+	}
+	clear(got)
+	w.batchBuf = got[:0]
+	return t
+}
+
+// laneShare is the most group tasks a participant takes from the lane at
+// once (takeLaneShare).
+const laneShare = 8
 
 // stealPriority scans the other participants once for a task of priority
 // p (for Normal: published forks first, then spawned tasks), of which it
