@@ -25,10 +25,12 @@
 //   - For and Reduce split an index range on demand; ForEach and MapReduce
 //     do the same over a slice, ForSeq and ReduceSeq over an iter.Seq
 //     (read in buffers, each forked while the next fills).
-//   - Group is errgroup on the core: tasks that return errors, the first
-//     failure wins and cancels the others' context, Wait returns it and
-//     helps run tasks meanwhile. Scope is its panicking form, for tasks
-//     without errors; Spawn runs a task of its own with a Handle.
+//   - Group is errgroup on the pool: made, fed and waited for from any
+//     goroutine; tasks that return errors, the first failure wins and
+//     cancels the others' context, Wait returns it and helps run tasks
+//     meanwhile. Tasks may block on each other as goroutines do. Scope is
+//     its panicking form, for tasks without errors, spawned from a task;
+//     Spawn runs a task of its own with a Handle.
 //   - Task, Submit and SubmitBatch run intrusive tasks that live in the
 //     caller's memory: nothing is allocated per task.
 //
@@ -98,6 +100,9 @@ package forkjoin
 //     scopetask.go (their recycled structs), lifo.go (the LIFO slot),
 //     submit.go (Task, Submit, Batch), drain.go (Close's drain).
 //   - group.go, grouplane.go: Group, and the lane its tasks wait in.
+//   - family.go: which spawned tasks a waiting participant may run.
+//   - compensate.go: extra goroutines while the participants are held up
+//     in tasks that block. participants.go: the list of participants.
 //   - graph.go, graphrun.go: Graph, built then run.
 //
 // Edges.
