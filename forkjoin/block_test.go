@@ -229,7 +229,7 @@ func blockRuns() int {
 	return 40
 }
 
-const blockCallers = 4
+const blockCallers = 10
 
 // repeat runs run blockRuns() times, from blockCallers goroutines at once,
 // and reports the first error.
@@ -252,7 +252,7 @@ func repeat(run func(r int) error) error {
 }
 
 // blockHang bounds a run that should take milliseconds.
-const blockHang = 30 * time.Second
+const blockHang = 2 * time.Minute
 
 // withinOrFail runs f on a goroutine of its own and fails the test if it
 // has not returned after blockHang (the goroutine is left behind: the
