@@ -73,7 +73,6 @@ type taskEnd struct {
 func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 	e.over = true
 	w.run = e.saved
-	w.setFam(e.saved)
 	w.published = e.savedPub
 	if e.saved != nil && e.saved.cancelled.Load() {
 		w.ask() // let the frames below notice at their next fork
@@ -91,7 +90,11 @@ func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 }
 
 // setFam publishes the family of the run r (nil: none) as the one w runs
-// now (Worker.famNow), if it changed.
+// now (Worker.famNow), if it changed. It is a hint for the helpers that
+// choose whom to steal from (stealPriority), who check what they take, so
+// it is set when a task starts and left when it ends: a participant's
+// queue mostly holds the family of what it ran last, and a store per task
+// end would cost every spawned task a locked instruction.
 func (w *Worker) setFam(r *runState) {
 	var f *family
 	if r != nil {

@@ -75,6 +75,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/forkjoin-go/forkjoin/internal/cacheline"
 	"github.com/forkjoin-go/forkjoin/internal/deque"
 	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 )
@@ -91,7 +92,10 @@ const (
 
 // compensation is the scheduler's state for compensating goroutines.
 type compensation struct {
-	running atomic.Bool  // the monitor is armed (its timer runs or its tick does)
+	// running is read by every spawn while the workers are busy (arm):
+	// a line of its own, apart from what compensators write.
+	running atomic.Bool // the monitor is armed (its timer runs or its tick does)
+	_       cacheline.Pad
 	alive   atomic.Int64 // compensators running
 	fresh   atomic.Int64 // compensators started and not yet past their first look
 	started atomic.Int64 // compensators ever started (pool.Stats)

@@ -103,6 +103,7 @@ type scheduler struct {
 	helpWanted atomic.Bool // tasks were submitted while no worker could run them
 	lifo       atomic.Bool // spawns use the LIFO slot (lifo.go, SetLIFOSlot)
 
+	_           cacheline.Pad
 	comp        compensation // compensating goroutines (compensate.go)
 	searchLimit int          // the most pool workers that look for work at once
 	retired     retiredStats // the counters of participants dropped from the list (compactFree)

@@ -79,10 +79,10 @@ type Worker struct {
 	// beat is set by the compensation monitor at each tick and cleared by
 	// the participant when a task it ran is over (compensate.go).
 	beat atomic.Uint32
-	// famNow is the family of the task the participant runs now (its
-	// run's, family.go), published for helpers that may steal only their
-	// own family's tasks (stealPriority); curFam is the owner's copy, so
-	// that it stores only when the family changes.
+	// famNow is the family of the task the participant runs or last ran
+	// (its run's, family.go), a hint for helpers that may steal only their
+	// own family's tasks (stealPriority, setFam); curFam is the owner's
+	// copy, so that it stores only when the family changes.
 	famNow atomic.Pointer[family]
 	curFam *family
 	// retired: a compensator's Worker whose goroutine has retired, in the
