@@ -1,6 +1,9 @@
 package fold
 
-import "github.com/forkjoin-go/forkjoin/tree"
+import (
+	"github.com/forkjoin-go/forkjoin/internal/walk"
+	"github.com/forkjoin-go/forkjoin/tree"
+)
 
 // FoldErr is a Fold whose callbacks may fail. The first error returned by a
 // callback stops the fold: no further callback is called and the executor
@@ -41,6 +44,9 @@ func mustCheckErr[N, H, R any](who string, f FoldErr[N, H, R], g tree.Treeish[N]
 // with the zero R. The children of the node whose callback failed are not
 // folded, nor is any node after it in the walk.
 //
+// If g reaches a node again below itself, SeqErr stops and returns an
+// error wrapping tree.ErrCycle, found as Seq finds it (see tree.ErrCycle).
+//
 // A nil callback or the zero g panics with an error wrapping ErrNilFunc.
 // A panic in a callback or in g propagates unchanged.
 func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, error) {
@@ -50,6 +56,8 @@ func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, erro
 	ks := newKidStack[N]()
 	fs := newFrameStack[frame[H]]()
 	spare := new(frame[H])
+	var cycle walk.CycleCheck[N]
+	depth := 0 // of top
 	h, err := init(root)
 	if err != nil {
 		return zero, err
@@ -68,6 +76,11 @@ func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, erro
 			*at = frame[H]{h: h, start: start, next: start}
 			ks.list(g, c)
 			if len(ks.kids) > start {
+				if depth++; depth >= walk.CycleFrom && depth%walk.CycleStride == 0 {
+					if err := cycle.EnterErr(c, depth); err != nil {
+						return zero, err
+					}
+				}
 				top = fs.commit(at, spare)
 				continue
 			}
@@ -89,6 +102,7 @@ func SeqErr[N, H, R any](f FoldErr[N, H, R], g tree.Treeish[N], root N) (R, erro
 		if top = fs.pop(); top == nil {
 			return r, nil
 		}
+		depth--
 		if err := acc(&top.h, r); err != nil {
 			return zero, err
 		}

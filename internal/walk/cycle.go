@@ -56,12 +56,20 @@ type CycleCheck[N any] struct {
 // The caller calls it only for d ≥ CycleFrom, d a multiple of
 // CycleStride.
 func (c *CycleCheck[N]) Enter(n N, d int) {
+	if err := c.EnterErr(n, d); err != nil {
+		panic(err)
+	}
+}
+
+// EnterErr is Enter for a caller that returns errors: it returns the
+// error wrapping ErrCycle instead of panicking with it.
+func (c *CycleCheck[N]) EnterErr(n N, d int) error {
 	if d&(d-1) == 0 {
 		c.mark, c.depth = n, d
-		return
+		return nil
 	}
 	if c.depth == 0 || d < c.depth || d >= 2*c.depth {
-		return // no mark on this path
+		return nil // no mark on this path
 	}
 	if c.same == nil {
 		c.same = identical[N]()
@@ -71,8 +79,9 @@ func (c *CycleCheck[N]) Enter(n N, d int) {
 	var zero N
 	c.probe = zero
 	if same {
-		panic(fmt.Errorf("%w: node %v at depths %d and %d of one path", ErrCycle, n, c.depth, d))
+		return fmt.Errorf("%w: node %v at depths %d and %d of one path", ErrCycle, n, c.depth, d)
 	}
+	return nil
 }
 
 // Reset drops the mark, so that it keeps no node reachable.
