@@ -3,8 +3,8 @@ package forkjoin
 // The operations on a Worker that the packages built on the core use
 // (internal/walk, fold) and users do not call, registered with package
 // internal/core: waiting on a Completion, the poll word and its slow path
-// (requested), pushing an intrusive Task, recording a recovered panic, and
-// per-participant storage.
+// (requested), pushing an intrusive Task, recording a recovered panic, the
+// run to cancel from another goroutine, and per-participant storage.
 
 import "github.com/forkjoin-go/forkjoin/internal/core"
 
@@ -15,6 +15,7 @@ func init() {
 		Requested:      (*Worker).requested,
 		RequestPending: (*Worker).requestPending,
 		RecordPanic:    (*Worker).recordPanic,
+		RunOf:          func(w *Worker) core.Run { return w.run },
 		Local:          (*Worker).local,
 	}, (*Worker).push)
 }
@@ -92,6 +93,10 @@ func (w *Worker) recordPanic(v any) {
 	w.checkActive()
 	w.run.recovered(v)
 }
+
+// Cancel is core.Run's: it cancels the run from any goroutine, as
+// Worker.Cancel does from the run's own.
+func (r *runState) Cancel(err error) { r.cancel(err) }
 
 // local is core.Local: per-participant storage, for scratch memory that
 // the layers above reuse from run to run.

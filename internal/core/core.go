@@ -3,7 +3,8 @@
 // push intrusive Tasks for other participants to take and wait for what
 // they signal while helping (Push, Wait, Completion), look for requests for
 // work at every node (Poll), record a panic recovered in a run
-// (RecordPanic), and keep scratch memory per participant (Local).
+// (RecordPanic), cancel a run from any of its goroutines (RunOf), and keep
+// scratch memory per participant (Local).
 //
 // Package forkjoin implements these on its Worker and registers them at
 // init. The functions here are generic over the worker and task types, so
@@ -23,6 +24,7 @@ type Worker[W any] struct {
 	Requested      func(w *W) bool
 	RequestPending func(w *W) bool
 	RecordPanic    func(w *W, v any)
+	RunOf          func(w *W) Run
 	Local          func(w *W, key any, create func() any) any
 }
 
@@ -65,6 +67,19 @@ func Wait[W any](w *W, c *Completion) { ops[W]().Wait(w, c) }
 // the failure is on record before the clean-up lets anyone see the run
 // cancelled.
 func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
+
+// Run is a run of the core, which any goroutine may cancel while it
+// lasts: Cancel(err) does what Worker.Cancel does on one of the run's
+// participants (err, if not nil, becomes the run's failure if it is the
+// first; every participant is told at its next look at its poll word),
+// without the Worker, which belongs to its own goroutine.
+type Run interface{ Cancel(err error) }
+
+// RunOf returns the run w works on. Only w's goroutine may call it; the
+// Run it returns may be handed to the run's callbacks on other
+// participants (a walk's Ops keeps it, so that a callback can stop the
+// walk at once wherever it runs).
+func RunOf[W any](w *W) Run { return ops[W]().RunOf(w) }
 
 // Local returns the value w's participant keeps under key, calling create
 // to make it on first use: storage private to one participant (no locking;
