@@ -33,44 +33,31 @@ func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
 }
 
 // WalkCtx is Walk with a context and a fallible visit: the first error
-// visit returns, or ctx's error once ctx is done, stops the walk (no new
-// node is visited; visits already running finish) and is returned.
+// visit returns, or ctx's error once ctx is done, stops the walk and is
+// returned. Visits already running finish; no participant starts a new
+// one once it has seen the walk stopped, which it looks at before every
+// node (docs/guarantees.md, §6, says how soon it sees it).
 func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, visit func(N) error) error {
 	if ctx == nil {
 		panic("tree: WalkCtx with a nil context")
 	}
 	mustFuncs("WalkCtx", []string{"g", "visit"}, g.IsZero(), visit == nil)
 	ops := &walk.Ops[N, struct{}, struct{}]{
-		Init: func(n N) struct{} {
-			if err := visit(n); err != nil {
-				panic(stopWalk{err})
-			}
-			return struct{}{}
-		},
 		Accumulate: func(*struct{}, struct{}) {},
 		Finalize:   func(*struct{}) struct{} { return struct{}{} },
 		Children:   g.each,
 		Slice:      g.slice,
 	}
-	return unwrapStop(forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	ops.Init = func(n N) struct{} {
+		if err := visit(n); err != nil {
+			ops.Stop(err) // the run's failure, which RunCtx returns
+		}
+		return struct{}{}
+	}
+	return forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)
 		return nil
-	}))
-}
-
-// stopWalk carries an error out of a callback: the callback panics with
-// it, the core records the panic as the run's failure and cancels the run,
-// and unwrapStop turns it back into the error.
-type stopWalk struct{ err error }
-
-func unwrapStop(err error) error {
-	var pe *forkjoin.PanicError
-	if errors.As(err, &pe) {
-		if s, ok := pe.Value.(stopWalk); ok {
-			return s.err
-		}
-	}
-	return err
+	})
 }
 
 // Count returns the number of nodes of the tree below root (root
@@ -90,9 +77,11 @@ func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
 }
 
 // Find searches the tree below root in parallel on p for a node for which
-// pred returns true, and stops the walk as soon as one is found. With
-// several matching nodes, which one is returned is not specified. It
-// returns false if no node matches.
+// pred returns true, and stops the walk once one is found, as WalkCtx
+// stops at an error: calls of pred already running finish, and no new one
+// starts once a participant has seen the walk stopped. With several
+// matching nodes, which one is returned is not specified. It returns
+// false if no node matches.
 func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool) {
 	mustFuncs("Find", []string{"g", "pred"}, g.IsZero(), pred == nil)
 	var (
@@ -100,23 +89,23 @@ func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool
 		result N
 	)
 	ops := &walk.Ops[N, struct{}, struct{}]{
-		Init: func(n N) struct{} {
-			if pred(n) && found.CompareAndSwap(false, true) {
-				result = n
-				panic(stopWalk{errFound})
-			}
-			return struct{}{}
-		},
 		Accumulate: func(*struct{}, struct{}) {},
 		Finalize:   func(*struct{}) struct{} { return struct{}{} },
 		Children:   g.each,
 		Slice:      g.slice,
 	}
-	err := unwrapStop(forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+	ops.Init = func(n N) struct{} {
+		if pred(n) && found.CompareAndSwap(false, true) {
+			result = n
+			ops.Stop(errFound)
+		}
+		return struct{}{}
+	}
+	err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)
 		return nil
-	}))
-	if err != nil && !errors.Is(err, errFound) {
+	})
+	if err != nil && err != errFound {
 		panic(err)
 	}
 	return result, found.Load()

@@ -82,10 +82,7 @@ func (p *pub[N, H, R]) runRange(w *forkjoin.Worker) {
 			continue
 		}
 		if st.ticks++; st.ticks%ctxEvery == 0 {
-			// As the loop does: its look does not come for leaves.
-			if err := w.Context().Err(); err != nil {
-				w.Abort(err)
-			}
+			st.checkRun(w) // as the loop does: its look does not come for leaves
 		}
 		r, done := st.descend(p.nodes[lo], -1)
 		if !done {

@@ -52,13 +52,42 @@ type Ops[N, H, R any] struct {
 	pending  atomic.Int64
 	draining atomic.Bool
 	drained  core.Completion
+
+	// run is the run the fold is part of (Run sets it), which Stop
+	// cancels from whichever goroutine it is called on; stopped is set by
+	// Stop first, and the walks look at it with the run's context
+	// (checkRun).
+	run     core.Run
+	stopped atomic.Bool
 }
+
+// Stop ends the walk with err, from inside one of its callbacks, on any
+// participant: err becomes the run's failure (what forkjoin.RunCtx
+// returns, as it is, if it is the first), the run is cancelled at once,
+// and the callback's frames unwind; Stop does not return. It is how a
+// callback stops a walk on purpose (an error to return, a search that
+// found its node). A panic would do it too, but the run learns of a panic
+// only once the stack where it happened is recorded, tens of microseconds
+// later, while the other participants go on starting nodes. After Stop,
+// each other participant starts no new node once it has been told (at
+// its next look at its poll word, a load before every node), and at most
+// ctxEvery more before it looks at stopped, however late the telling.
+func (ops *Ops[N, H, R]) Stop(err error) {
+	ops.stopped.Store(true)
+	ops.run.Cancel(err)
+	panic(stopping{})
+}
+
+// stopping is the panic of Stop, which the walk's clean-up (fail) unwinds
+// as a cancellation.
+type stopping struct{}
 
 // Run folds the tree below root on w's run, sharing it with the other
 // participants of the pool, and returns the root's result. Whether it
 // returns or panics, no pub of the fold is still running when it does.
 func Run[N, H, R any](w *forkjoin.Worker, ops *Ops[N, H, R], root N) R {
 	ops.sched = scheduleOf(w.Context())
+	ops.run = core.RunOf(w)
 	defer ops.drain(w)
 	return walk(w, ops, root)
 }
@@ -255,12 +284,19 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 // fail records v, recovered from a panic that leaves a walk with st,
 // abandons st and panics again with v. A nil v is a runtime.Goexit in a
 // callback: recorded as forkjoin.ErrGoexit (which cancels the run before
-// abandon waits for thieves), it goes on unwinding by itself.
+// abandon waits for thieves), it goes on unwinding by itself. Ops.Stop's
+// panic, whose run is cancelled already, unwinds as a cancellation does.
 func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 	if v == nil {
 		core.RecordPanic(w, forkjoin.ErrGoexit)
 		st.abandon(w)
 		return
+	}
+	if _, ok := v.(stopping); ok {
+		// Ops.Stop cancelled the run with its error: nothing to record,
+		// the walk unwinds as for a cancellation.
+		st.abandon(w)
+		w.Abort(nil)
 	}
 	core.RecordPanic(w, v)
 	st.abandon(w)
@@ -400,10 +436,11 @@ func (st *state[N, H, R]) take(f *frame[N, H, R]) (c N, idx int) {
 	return c, idx
 }
 
-// checkRun unwinds the walk if its run is cancelled or its context done; the
-// loop calls it every ctxEvery nodes.
+// checkRun unwinds the walk if its run is cancelled, its context done or
+// a callback of its fold called Ops.Stop; the loop calls it every ctxEvery
+// nodes.
 func (st *state[N, H, R]) checkRun(w *forkjoin.Worker) {
-	if w.Cancelled() {
+	if w.Cancelled() || st.ops.stopped.Load() {
 		w.Abort(nil)
 	}
 	if err := w.Context().Err(); err != nil {
