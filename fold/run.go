@@ -94,30 +94,11 @@ func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], 
 		panic("fold: RunErr with a nil context")
 	}
 	mustCheckErr("fold.RunErr", f, g)
-	// A failing callback panics with callbackError; the core records it as
-	// the run's failure (a *forkjoin.PanicError) and cancels the run.
-	lifted := Fold[N, H, R]{
-		Init: func(n N) H {
-			h, err := f.Init(n)
-			if err != nil {
-				panic(callbackError{err})
-			}
-			return h
-		},
-		Accumulate: func(h *H, c R) {
-			if err := f.Accumulate(h, c); err != nil {
-				panic(callbackError{err})
-			}
-		},
-		Finalize: func(h *H) R {
-			r, err := f.Finalize(h)
-			if err != nil {
-				panic(callbackError{err})
-			}
-			return r
-		},
-	}
-	r, err := RunCtx(ctx, p, lifted, g, root)
+	var res R
+	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+		res = runErrOn(w, f, g, root)
+		return nil
+	})
 	if err != nil {
 		var pe *forkjoin.PanicError
 		if errors.As(err, &pe) {
@@ -127,7 +108,48 @@ func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], 
 		}
 		return zero, err
 	}
-	return r, nil
+	return res, nil
+}
+
+// runErrOn is runOn for a FoldErr. A failing callback stops the run with
+// its error: on a pool of parallelism 1 it panics with callbackError,
+// which the core records as the run's failure (a *forkjoin.PanicError);
+// a walk stops with walk.Ops.Stop, which makes the error itself the run's
+// failure without recording a panic, so that the other participants are
+// told at once.
+func runErrOn[N, H, R any](w *forkjoin.Worker, f FoldErr[N, H, R], g tree.Treeish[N], root N) R {
+	fail := func(err error) { panic(callbackError{err}) }
+	var ops *walk.Ops[N, H, R]
+	if w.Parallelism() > 1 {
+		ops = &walk.Ops[N, H, R]{Children: g.Each, Slice: g.SliceFunc()}
+		fail = ops.Stop
+	}
+	lifted := Fold[N, H, R]{
+		Init: func(n N) H {
+			h, err := f.Init(n)
+			if err != nil {
+				fail(err)
+			}
+			return h
+		},
+		Accumulate: func(h *H, c R) {
+			if err := f.Accumulate(h, c); err != nil {
+				fail(err)
+			}
+		},
+		Finalize: func(h *H) R {
+			r, err := f.Finalize(h)
+			if err != nil {
+				fail(err)
+			}
+			return r
+		},
+	}
+	if ops == nil {
+		return runOn(w, lifted, g, root)
+	}
+	ops.Init, ops.Accumulate, ops.Finalize = lifted.Init, lifted.Accumulate, lifted.Finalize
+	return walk.Run(w, ops, root)
 }
 
 // callbackError carries a FoldErr callback's error through the core.
