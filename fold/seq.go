@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
@@ -40,15 +41,13 @@ type seqFolder[N, H, R any] struct {
 	d     int          // depth of the next node to open; hs[d-1] is the parent's
 	yield func(N) bool // folds a child of the node at depth d-1
 	deep  *stackFolder[N, H, R]
-	// poll, if not nil, is called every pollEvery nodes (Run's sequential
-	// path looks at its run's cancellation there).
-	poll  func()
+	// w is the participant of the run that Run folds on a pool of
+	// parallelism 1 (nil for Seq): before each node the folder looks at
+	// whether the run was cancelled, and every ctxEvery nodes at its
+	// context (see due).
+	w     *forkjoin.Worker
 	ticks uint32
 }
-
-// pollEvery is how many nodes a sequential fold with a poll function
-// folds between two calls of it.
-const pollEvery = 256
 
 func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
 	s := &seqFolder[N, H, R]{init: f.Init, acc: f.Accumulate, fin: f.Finalize, g: g,
@@ -62,7 +61,9 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 		}
 		// fold's body for a depth that has its slot already: one call
 		// less per node than calling fold.
-		s.tick()
+		if s.due() {
+			checkRun(s.w)
+		}
 		s.hs[d] = s.init(c)
 		s.d = d + 1
 		s.g.Each(c, s.yield)
@@ -76,12 +77,35 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 	return s
 }
 
-// tick counts a node for the poll function, if there is one.
-func (s *seqFolder[N, H, R]) tick() {
-	if s.poll != nil {
-		if s.ticks++; s.ticks%pollEvery == 0 {
-			s.poll()
-		}
+// due is the look before each node of a fold that has a run (s.w): it
+// reports whether the fold must call checkRun, which is when the run was
+// cancelled (one load: Worker.Cancelled) or, every ctxEvery nodes, to
+// look at the run's context. The core learns of a done context from a
+// goroutine of the context's, which may wait for a processor; the look at
+// the context itself bounds that wait. (The call of checkRun is at each
+// call site: with it inside, due would cost more than the compiler
+// inlines.)
+func (s *seqFolder[N, H, R]) due() bool {
+	w := s.w
+	if w == nil {
+		return false
+	}
+	s.ticks++
+	return w.Cancelled() || s.ticks%ctxEvery == 0
+}
+
+// ctxEvery is how many nodes a sequential fold with a run folds between
+// two looks at the run's context.
+const ctxEvery = 256
+
+// checkRun unwinds the fold on w, with the run's cancellation, if the run
+// was cancelled or its context is done.
+func checkRun(w *forkjoin.Worker) {
+	if w.Cancelled() {
+		w.Abort(nil)
+	}
+	if err := w.Context().Err(); err != nil {
+		w.Abort(err)
 	}
 }
 
@@ -95,7 +119,9 @@ func (s *seqFolder[N, H, R]) run(root N) R {
 
 // fold folds the subtree of n, at depth s.d.
 func (s *seqFolder[N, H, R]) fold(n N) R {
-	s.tick()
+	if s.due() {
+		checkRun(s.w)
+	}
 	d := s.d
 	if d == len(s.hs) {
 		if d == recDepth {
@@ -118,7 +144,9 @@ func (s *seqFolder[N, H, R]) fold(n N) R {
 // children are read from the slice, each folded by a direct call, with no
 // yield function between a node and its children.
 func (s *seqFolder[N, H, R]) foldSlice(root N) R {
-	s.tick()
+	if s.due() {
+		checkRun(s.w)
+	}
 	if len(s.hs) == 0 {
 		var zero H
 		s.hs = append(s.hs, zero)
@@ -149,7 +177,9 @@ func (s *seqFolder[N, H, R]) foldKids(kids []N, d int) {
 		s.hs = append(s.hs, zero)
 	}
 	for _, c := range kids {
-		s.tick()
+		if s.due() {
+			checkRun(s.w)
+		}
 		s.hs[e] = s.init(c)
 		if ck := s.slice(c); len(ck) > 0 {
 			s.foldKids(ck, e)
@@ -166,7 +196,7 @@ func (s *seqFolder[N, H, R]) foldKids(kids []N, d int) {
 func (s *seqFolder[N, H, R]) foldDeep(n N) R {
 	if s.deep == nil {
 		s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
-		s.deep.poll, s.deep.ticks = s.poll, &s.ticks
+		s.deep.w, s.deep.ticks = s.w, &s.ticks
 	}
 	return s.deep.fold(n)
 }
@@ -216,17 +246,18 @@ type stackFolder[N, H, R any] struct {
 	spare *frame[H]
 	slice func(N) []N        // g's slice function, if it has one
 	cycle walk.CycleCheck[N] // a node that is its own descendant
-	poll  func()             // as seqFolder's, counting in *ticks
+	w     *forkjoin.Worker   // as seqFolder's, counting in *ticks
 	ticks *uint32
 }
 
-// tick counts a node for the poll function, if there is one.
-func (s *stackFolder[N, H, R]) tick() {
-	if s.poll != nil {
-		if *s.ticks++; *s.ticks%pollEvery == 0 {
-			s.poll()
-		}
+// due is seqFolder's due.
+func (s *stackFolder[N, H, R]) due() bool {
+	w := s.w
+	if w == nil {
+		return false
 	}
+	*s.ticks++
+	return w.Cancelled() || *s.ticks%ctxEvery == 0
 }
 
 func newStackFolder[N, H, R any](init func(N) H, acc func(*H, R), fin func(*H) R, g tree.Treeish[N]) *stackFolder[N, H, R] {
@@ -242,7 +273,9 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 	depth := 0 // of top
 	for {
 		if top.next < len(ks.kids) {
-			s.tick()
+			if s.due() {
+				checkRun(s.w)
+			}
 			c := ks.take(top.start, &top.next)
 			at := fs.slot(spare)
 			start := len(ks.kids)
@@ -256,7 +289,9 @@ func (s *stackFolder[N, H, R]) fold(root N) R {
 						s.cycle.Enter(c, depth)
 					}
 					top = fs.commit(at, spare)
-					s.tick()
+					if s.due() {
+						checkRun(s.w)
+					}
 					c = kids[0]
 					at = fs.slot(spare)
 					*at = frame[H]{h: init(c), start: start, next: start}

@@ -316,9 +316,13 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 	top := st.frames.top()
 	for {
 		if st.dry {
-			// A request stands that no frame can answer: no look until a
-			// frame gets something to deal (the periodic checkRun below sees
-			// a cancelled run meanwhile).
+			// A request stands that no frame can answer: no look for
+			// requests until a frame gets something to deal, only at the
+			// run (the poll word, held at 0 by the request, cannot tell of
+			// a cancellation).
+			if w.Cancelled() {
+				w.Abort(nil)
+			}
 		} else if atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() {
 			st.answer(w)
 			top = st.frames.top()
