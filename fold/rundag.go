@@ -37,6 +37,13 @@ package fold
 // discovery is going on when the check starts. Nothing recurses on the
 // goroutine stack, so depth is bounded by memory only.
 //
+// Cancellation: a participant looks at its poll word before every node
+// (core.Poll), which the core lowers when the run is cancelled; the core
+// learns of a done context from a goroutine of the context's, which may
+// wait for a processor while every worker is busy, so each phase's loop
+// also looks at the context itself (checkRun) at its first node and every
+// ctxEvery nodes after.
+//
 // Memory: a node per key, a pointer per child occurrence and a link per
 // additional parent occurrence, carved out of chunks (dagstore.go) and kept
 // until RunDAG returns, besides the key map.
@@ -180,7 +187,12 @@ func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker, eager bool) {
 	yield := x.yield
 	poll := core.PollOf(w)
 	pace := newDAGPace(w, eager)
+	ticks := 0
 	for len(x.stack) > 0 {
+		if ticks%ctxEvery == 0 {
+			checkRun(w) // see dagRun's header
+		}
+		ticks++
 		e := x.stack[len(x.stack)-1]
 		x.stack = x.stack[:len(x.stack)-1]
 		if pace.eager {
@@ -270,6 +282,7 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 	pace := newDAGPace(w, eager)
 	h := new(H) // the heap of the node being folded
 	var zero H
+	ticks := 0
 	for len(stack) > 0 {
 		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -277,6 +290,10 @@ func (d *dagRun[N, H, R, K]) foldNodes(w *forkjoin.Worker, stack []*dagNode[N, R
 			if d.failed.Load() {
 				return
 			}
+			if ticks%ctxEvery == 0 {
+				checkRun(w) // see dagRun's header
+			}
+			ticks++
 			if pace.eager {
 				stack = d.give(w, &d.fold, d.foldFn, stack, (len(stack)+1)/2, true)
 			}

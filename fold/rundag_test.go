@@ -3,6 +3,7 @@ package fold_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -220,5 +221,58 @@ func TestRunDAGAllocs(t *testing.T) {
 				t.Logf("%s p=%d: %.0f allocations per run of %d keys", s.name, par, allocs, keys)
 			})
 		}
+	}
+}
+
+// TestRunDAGCtxOnOneProcessor: a RunDAG whose context is cancelled from
+// one of its callbacks stops within ctxEvery nodes per participant also
+// when the goroutine that tells the core of the cancellation cannot run
+// (one processor, every participant busy): each phase looks at the
+// context itself at its first node and every 256 after. The cancel comes
+// at the 50,000th call of the children function (discovery) or of Init
+// (folding); the test counts the calls of the same kind that start after
+// it: at most p·257.
+func TestRunDAGCtxOnOneProcessor(t *testing.T) {
+	leakcheck.Check(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const n, cancelAt = 200_000, 50_000
+	binary := testtree.Binary(n)
+	for _, par := range []int{1, 2} {
+		pool.With(par, func(p *pool.Pool) {
+			for _, phase := range []string{"discovery", "folding"} {
+				ctx, cancel := context.WithCancel(context.Background())
+				var calls, late atomic.Int64
+				var cancelled atomic.Bool
+				// count counts a call of the phase's callback; it cancels at
+				// the cancelAt-th.
+				count := func(of string) {
+					if of != phase {
+						return
+					}
+					if cancelled.Load() {
+						late.Add(1)
+					}
+					if calls.Add(1) == cancelAt {
+						cancel()
+						cancelled.Store(true)
+					}
+					spin(300)
+				}
+				g := tree.FromFunc(func(i int, yield func(int) bool) {
+					count("discovery")
+					binary.Each(i, yield)
+				})
+				f := fold.New(func(i int) int { count("folding"); return i },
+					func(h *int, c int) { *h += c }, func(h *int) int { return *h })
+				_, err := fold.RunDAG(ctx, p, f, g, 0, func(i int) int { return i })
+				cancel()
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("p=%d, cancelled in %s: RunDAG returned %v, want context.Canceled", par, phase, err)
+				}
+				if bound := int64(par) * 257; late.Load() > bound {
+					t.Errorf("p=%d, cancelled in %s: %d calls started after the cancel (bound %d)", par, phase, late.Load(), bound)
+				}
+			}
+		})
 	}
 }
