@@ -220,6 +220,7 @@ func TestWideNodeDealsRangesInOrder(t *testing.T) {
 					return nil
 				})
 			})
+			s.check(t)
 			if got != want {
 				t.Fatalf("%s, a deal every %d looks: fold = %s, want %s", form.name, n, got, want)
 			}

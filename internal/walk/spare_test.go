@@ -2,31 +2,49 @@ package walk
 
 import (
 	"context"
-	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
-// everyNth deals at every nth node and waits (boundedly) for a taker.
+// everyNth deals at every nth look and waits until another participant
+// takes what was dealt. One participant waits at a time: the others deal
+// and go on, so that two never wait for each other, and the one that
+// waits is sure to be answered (a participant that goes on takes the
+// dealt work from the waiter's deque once it runs out of its own, or
+// while it helps). A wait that lasts testcheck.StuckAfter is a hang:
+// stuck is set, and the test fails.
 type everyNth struct {
-	n, i  atomic.Int64
-	moved atomic.Int64
+	n, i    atomic.Int64
+	moved   atomic.Int64
+	waiting atomic.Bool
+	stuck   atomic.Bool
 }
 
 func (s *everyNth) Deal() bool { return s.i.Add(1)%s.n.Load() == 0 }
 
 func (s *everyNth) Dealt(taken func() bool) {
-	for deadline := time.Now().Add(5 * time.Millisecond); !taken() && time.Now().Before(deadline); {
-		runtime.Gosched()
+	if !s.waiting.CompareAndSwap(false, true) {
+		return // another participant waits
 	}
-	if taken() {
-		s.moved.Add(1)
+	defer s.waiting.Store(false)
+	if !testcheck.PollUntil(taken) {
+		s.stuck.Store(true)
+		return
+	}
+	s.moved.Add(1)
+}
+
+// check fails t if a wait for a taker never ended.
+func (s *everyNth) check(t *testing.T) {
+	t.Helper()
+	if s.stuck.Load() {
+		t.Fatalf("dealt work was not taken in %v", testcheck.StuckAfter)
 	}
 }
 
@@ -90,6 +108,7 @@ func TestSparesHoldNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	s.check(t)
 	if s.moved.Load() == 0 {
 		t.Fatal("no dealt work was taken")
 	}
@@ -100,21 +119,29 @@ func TestSparesHoldNothing(t *testing.T) {
 
 // TestReleaseGivesStatesToThePool: when a pool is closed, the states its
 // participants kept go to the type's sync.Pool, where a later pool's
-// participants find them (getState). Two states are released, so that
-// one at least is where any goroutine's Get finds it (a sync.Pool keeps
-// one value per P aside); collections are off meanwhile.
+// participants find them (getState). Collections are off meanwhile. 64
+// states are released: a sync.Pool keeps one value per P aside, where
+// another P's Get does not look, and under the race detector its Put
+// drops one value in four at random (to catch code that counts on
+// getting back what it put); with two states, both were dropped in one
+// run of 16.
 func TestReleaseGivesStatesToThePool(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	sp := statePoolOf[int8, int16, int32]()
 	for sp.Get() != nil {
 	}
-	a, b := new(state[int8, int16, int32]), new(state[int8, int16, int32])
-	ss := &stateStack[int8, int16, int32]{free: []*state[int8, int16, int32]{a, b}}
+	released := map[any]bool{}
+	ss := &stateStack[int8, int16, int32]{}
+	for range 64 {
+		st := new(state[int8, int16, int32])
+		ss.free = append(ss.free, st)
+		released[st] = true
+	}
 	ss.Release()
 	if len(ss.free) != 0 {
 		t.Fatalf("%d states left on the stack after Release", len(ss.free))
 	}
-	if got := sp.Get(); got != a && got != b {
+	if got := sp.Get(); !released[got] {
 		t.Fatalf("the pool gave %v, want one of the released states", got)
 	}
 }
