@@ -13,6 +13,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/forkjoin"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
@@ -32,6 +33,11 @@ func goid() uint64 {
 // fold and the walk each fail with a *PanicError of ErrGoexit instead of
 // waiting for ever for the part the worker had taken; the pool replaces
 // its worker and goes on.
+//
+// The worker must run a callback: the caller's first callback after the
+// root's waits until it has. It has given work away by then: the walks
+// deal at their first look (dealFirst), the DAG fold gives half of its
+// leaves before folding the first.
 func TestGoexitInCallbackOnWorker(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)
@@ -43,9 +49,10 @@ func TestGoexitInCallbackOnWorker(t *testing.T) {
 		return []int{2 * n, 2*n + 1}
 	})
 	const want = 1<<12 - 1 // nodes
+	dealing := func() context.Context { return walk.WithSchedule(context.Background(), &dealFirst{}) }
 	runs := map[string]func(init func(int) int) error{
 		"RunCtx": func(init func(int) int) error {
-			_, err := fold.RunCtx(context.Background(), p, fold.New(init, func(h *int, c int) { *h += c }, func(h *int) int { return *h }), g, 1)
+			_, err := fold.RunCtx(dealing(), p, fold.New(init, func(h *int, c int) { *h += c }, func(h *int) int { return *h }), g, 1)
 			return err
 		},
 		"RunDAG": func(init func(int) int) error {
@@ -53,23 +60,27 @@ func TestGoexitInCallbackOnWorker(t *testing.T) {
 			return err
 		},
 		"WalkCtx": func(init func(int) int) error {
-			return tree.WalkCtx(context.Background(), p, g, 1, func(n int) error { init(n); return nil })
+			return tree.WalkCtx(dealing(), p, g, 1, func(n int) error { init(n); return nil })
 		},
 	}
 	for name, run := range runs {
 		var goexited atomic.Bool
 		caller := goid()
-		var err error
-		for attempt := 0; attempt < 20 && !goexited.Load(); attempt++ {
-			err = run(func(n int) int {
-				if goid() != caller && goexited.CompareAndSwap(false, true) {
+		err := run(func(n int) int {
+			switch {
+			case goid() != caller:
+				if goexited.CompareAndSwap(false, true) {
 					runtime.Goexit()
 				}
-				return 1
-			})
-		}
+			case n != 1 && !goexited.Load():
+				if !testcheck.PollUntil(goexited.Load) {
+					t.Errorf("%s: the worker ran no callback", name)
+				}
+			}
+			return 1
+		})
 		if !goexited.Load() {
-			t.Fatalf("%s: the worker never ran a callback in 20 runs", name)
+			t.Fatalf("%s: the worker never ran a callback", name)
 		}
 		var pe *forkjoin.PanicError
 		if !errors.As(err, &pe) || pe.Value != forkjoin.ErrGoexit {

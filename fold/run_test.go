@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
+	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
@@ -129,16 +129,17 @@ func TestRunErrAndCancel(t *testing.T) {
 // standing that it cannot answer, stops answering it (the walk's dry
 // state); it must still stop at once when another participant fails the
 // run. The root has three children: a chain of 10^6 nodes, which the
-// caller walks, and two leaves, which the two pool workers take. One leaf
-// returns at once, so its worker asks the caller for more, which the chain
-// cannot give; the other waits until the chain is 10^5 nodes deep and
-// panics. Only Worker.Cancel's poll flag tells the caller (the run has no
-// context to watch), so a walk that stopped looking at requests while dry
-// would go on to the chain's end.
+// caller walks, and two leaves, which the two pool workers take (the first
+// is dealt at the run's first look). One leaf returns at once, so its
+// worker asks the caller for more, which the chain cannot give; the other
+// waits until the chain is 10^5 nodes deep and panics. The chain's next
+// node waits until the run is cancelled (however long the failing
+// worker's goroutine takes to get there); after it no node may start. Only the run's cancellation tells the caller (the run
+// has no context to watch), so a walk that stopped looking at the run
+// while dry would go on down the chain.
 func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
 	leakcheck.Check(t)
 	const n, failAt = 1_000_000, 100_000
-	var walked, atFailure atomic.Int64
 	children := tree.FromFunc(func(x int, yield func(int) bool) {
 		switch {
 		case x == 0:
@@ -147,52 +148,63 @@ func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
 			yield(x + 1)
 		}
 	})
-	f := fold.New(
-		func(x int) int {
-			switch {
-			case x > 0:
-				if walked.Add(1) > failAt {
-					// Slower after the failure, so that the test does not
-					// depend on how soon the failing worker's goroutine
-					// runs again: the whole rest of the chain is ~0.1 s.
-					spin(100)
-				}
-			case x == -1:
-				deadline := time.Now().Add(10 * time.Second)
-				for walked.Load() < failAt && time.Now().Before(deadline) {
-					runtime.Gosched()
-				}
-				atFailure.Store(walked.Load())
-				panic("leaf failed")
-			}
-			return 0
-		},
-		func(h *int, r int) { *h += r },
-		func(h *int) int { return *h },
-	)
 	pool.With(3, func(p *pool.Pool) {
 		for round := 0; round < 5; round++ {
-			walked.Store(0)
-			func() {
-				defer func() {
-					var pe *forkjoin.PanicError
-					err, _ := recover().(error)
-					if !errors.As(err, &pe) || pe.Value != "leaf failed" {
-						t.Fatalf("round %d: recovered %v, want the leaf's panic", round, err)
-					}
-				}()
-				fold.Run(p, f, children, 0)
-			}()
-			at, end := atFailure.Load(), walked.Load()
-			if at < failAt {
-				t.Fatalf("round %d: the chain was only %d nodes deep after 10 s", round, at)
+			var walked, late atomic.Int64
+			var told atomic.Bool
+			// The first look deals -1 (the caller enters 1, the chain), so
+			// that it is out before the chain's node waits.
+			ctx := walk.WithSchedule(context.Background(), &dealFirst{})
+			err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+				f := fold.New(
+					func(x int) int {
+						switch {
+						case x > 0: // on the caller's goroutine: nothing of a chain is dealt
+							if told.Load() {
+								late.Add(1)
+							}
+							if walked.Add(1) == failAt+1 {
+								if !testcheck.PollUntil(w.Cancelled) {
+									t.Errorf("round %d: the run was not cancelled", round)
+								}
+								told.Store(true)
+							}
+						case x == -1:
+							if !testcheck.PollUntil(func() bool { return walked.Load() >= failAt }) {
+								t.Errorf("round %d: the chain was only %d nodes deep", round, walked.Load())
+							}
+							panic("leaf failed")
+						}
+						return 0
+					},
+					func(h *int, r int) { *h += r },
+					func(h *int) int { return *h },
+				)
+				fold.RunOn(w, f, children, 0)
+				return nil
+			})
+			var pe *forkjoin.PanicError
+			if !errors.As(err, &pe) || pe.Value != "leaf failed" {
+				t.Fatalf("round %d: recovered %v, want the leaf's panic", round, err)
 			}
-			if end-at > (n-failAt)/2 {
-				t.Fatalf("round %d: the chain walk went on for %d nodes after the run failed at node %d (of %d)", round, end-at, at, n)
+			if !told.Load() {
+				t.Fatalf("round %d: the chain walk ended at node %d, before the failure", round, walked.Load())
+			}
+			if late.Load() != 0 {
+				t.Fatalf("round %d: the chain walk started %d nodes after the run was cancelled", round, late.Load())
 			}
 		}
 	})
 }
+
+// dealFirst is a walk.Schedule that deals at the first look of a run's
+// walks, as if a participant had asked, and never again: the walk's owner
+// enters the first unstarted child of the root and publishes the next
+// one before it goes on.
+type dealFirst struct{ looks atomic.Int64 }
+
+func (s *dealFirst) Deal() bool        { return s.looks.Add(1) == 1 }
+func (s *dealFirst) Dealt(func() bool) {}
 
 // spin does k steps of busy work that the compiler cannot drop.
 func spin(k int) {

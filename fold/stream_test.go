@@ -8,6 +8,7 @@ import (
 
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
@@ -81,11 +82,12 @@ func TestRunStreamingMatchesSeq(t *testing.T) {
 // TestRunRootWithOneChild: a request for work that the walk cannot answer
 // when it arrives (the root has a single child) is answered later, not
 // lost. The root has one child c, and c two children a and b; a's Init
-// waits (up to two seconds) for b's Init to start on another participant.
-// The first request of a run comes while the root is being entered, when
-// there is nothing to give; if it were dropped, the pool's sleeping worker
-// would never be woken and b would start only after a, on the same
-// goroutine. Each round uses a new pool, whose workers start asleep.
+// waits (up to testcheck.StuckAfter) for b's Init to start on another
+// participant. The first request of a run comes while the root is being
+// entered, when there is nothing to give; if it were dropped, the pool's
+// sleeping worker would never be woken and b would start only after a, on
+// the same goroutine. Each round uses a new pool, whose workers start
+// asleep.
 func TestRunRootWithOneChild(t *testing.T) {
 	leakcheck.Check(t)
 	kids := map[int][]int{-1: {0}, 0: {1, 2}}
@@ -97,13 +99,8 @@ func TestRunRootWithOneChild(t *testing.T) {
 			func(n int) int {
 				switch n {
 				case 1:
-					end := time.Now().Add(2 * time.Second)
-					for !bStarted.Load() {
-						if time.Now().After(end) {
-							waitedOut.Store(true)
-							break
-						}
-						runtime.Gosched()
+					if !testcheck.PollUntil(bStarted.Load) {
+						waitedOut.Store(true)
 					}
 				case 2:
 					bStarted.Store(true)

@@ -141,14 +141,18 @@ type schedule struct {
 	seed  uint64
 	wait  bool
 
-	looks  atomic.Uint64
-	misses atomic.Int32 // waits in a row that ended with nobody taking
-	moved  atomic.Int64 // deals that another participant took
+	looks   atomic.Uint64
+	waiting atomic.Bool  // a participant waits for a taker
+	misses  atomic.Int32 // waits in a row that ended with nobody taking, once work has moved
+	moved   atomic.Int64 // deals that another participant took
 }
 
-// The owner waits up to takeWait for a taker; after maxMisses waits in a
-// row that nobody answered (every participant is busy), it stops waiting
-// for the rest of the run.
+// The owner waits up to takeWait for a taker. One participant waits at a
+// time (the others deal and go on), so that two never wait for each
+// other. Once work has moved, after maxMisses waits in a row that nobody
+// answered (every other participant is busy), it stops waiting for the
+// rest of the run; before anything has moved, the others may still be
+// waking up, and every deal waits.
 const (
 	takeWait  = 5 * time.Millisecond
 	maxMisses = 3
@@ -167,9 +171,10 @@ func (s *schedule) Deal() bool { return mix(s.seed+s.looks.Add(1))%s.every == 0 
 
 // Dealt implements walk.Schedule: a bounded wait for a taker.
 func (s *schedule) Dealt(taken func() bool) {
-	if !s.wait || s.misses.Load() >= maxMisses {
+	if !s.wait || s.misses.Load() >= maxMisses || !s.waiting.CompareAndSwap(false, true) {
 		return
 	}
+	defer s.waiting.Store(false)
 	deadline := time.Now().Add(takeWait)
 	defer func() {
 		if taken() {
@@ -178,7 +183,9 @@ func (s *schedule) Dealt(taken func() bool) {
 	}()
 	for !taken() {
 		if time.Now().After(deadline) {
-			s.misses.Add(1)
+			if s.moved.Load() > 0 {
+				s.misses.Add(1)
+			}
 			return
 		}
 		runtime.Gosched()
