@@ -106,8 +106,8 @@ func mustFuncs(name string, args []string, nils ...bool) {
 // and the folds of package fold, stop when the children function reaches
 // a node again below itself: the tree it describes is infinite. Walk,
 // Count, Find, fold.Seq and fold.Run panic with it (the parallel ones
-// inside a *forkjoin.PanicError, which errors.Is sees through); the
-// ...Ctx and ...Err variants return it.
+// inside a *forkjoin.PanicError, which errors.Is sees through); fold.SeqErr
+// and the ...Ctx and ...Err variants return it.
 //
 // A node is taken for a repeat when its value is identical, bit for bit,
 // to an ancestor's (the same pointer, the same integer). Paths are checked
