@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
@@ -42,17 +43,17 @@ func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) 
 // runOn folds the tree below root on w's run. A pool of parallelism 1 has
 // no other participant to hand children to, so its runs take the
 // sequential executor, which recurses near the root and keeps no buffer of
-// children (Seq's), looking before every node at whether the run was
-// cancelled and every 256 nodes at its context, as the walk does; other
-// pools walk (internal/walk).
+// children (Seq's), looking before every node at the run's cancelled
+// flag and every 256 nodes at its context, as the walk does; other pools
+// walk (internal/walk).
 func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	if w.Parallelism() > 1 {
 		return walk.Run(w, opsOf(f, g), root)
 	}
 	s := takeSeqFolder(f, g)
-	s.w, s.ticks = w, 0
+	s.w, s.cancelled, s.ticks = w, core.RunOf(w).CancelledFlag(), 0
 	if s.deep != nil {
-		s.deep.w = w
+		s.deep.w, s.deep.cancelled = w, s.cancelled
 	}
 	r := s.run(root) // if it panics, s is dropped
 	putSeqFolder(s)

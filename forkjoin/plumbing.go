@@ -6,7 +6,11 @@ package forkjoin
 // (requested), pushing an intrusive Task, recording a recovered panic, the
 // run to cancel from another goroutine, and per-participant storage.
 
-import "github.com/forkjoin-go/forkjoin/internal/core"
+import (
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/internal/core"
+)
 
 func init() {
 	core.Register(core.Worker[Worker]{
@@ -97,6 +101,10 @@ func (w *Worker) recordPanic(v any) {
 // Cancel is core.Run's: it cancels the run from any goroutine, as
 // Worker.Cancel does from the run's own.
 func (r *runState) Cancel(err error) { r.cancel(err) }
+
+// CancelledFlag is core.Run's: the run's cancelled flag (cancel sets it
+// before it asks the participants).
+func (r *runState) CancelledFlag() *atomic.Bool { return &r.cancelled }
 
 // local is core.Local: per-participant storage, for scratch memory that
 // the layers above reuse from run to run.

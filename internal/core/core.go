@@ -72,8 +72,14 @@ func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
 // lasts: Cancel(err) does what Worker.Cancel does on one of the run's
 // participants (err, if not nil, becomes the run's failure if it is the
 // first; every participant is told at its next look at its poll word),
-// without the Worker, which belongs to its own goroutine.
-type Run interface{ Cancel(err error) }
+// without the Worker, which belongs to its own goroutine. CancelledFlag
+// returns the flag that is set, first, when the run is cancelled: a load
+// of it is the cheapest look at the run, for code that has no request to
+// look for as well (a fold on a pool of parallelism 1).
+type Run interface {
+	Cancel(err error)
+	CancelledFlag() *atomic.Bool
+}
 
 // RunOf returns the run w works on. Only w's goroutine may call it; the
 // Run it returns may be handed to the run's callbacks on other
