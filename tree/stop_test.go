@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -13,73 +15,62 @@ import (
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
-// lookEvery is how many nodes a participant of a walk starts at most
-// between two looks at whether the walk was stopped, before the run's
-// cancellation reaches it (internal/walk's ctxEvery, docs/guarantees.md
-// §6).
-const lookEvery = 256
+// quartileBound bounds, per participant other than the one that
+// stopped, the visits that start after the stop in the upper quartile
+// round (three rounds in four start no more). Most rounds start none or
+// one; on a busy machine the stop itself can take a microsecond or two,
+// in which a few dozen cheap visits start.
+const quartileBound = 128
 
 // TestStopAtErrorOrMatch: a WalkCtx whose visit returns an error, and a
-// Find whose predicate matches, stop the walk as a cancellation does. The
-// visit or predicate of one node (the 50,000th started, when every
-// participant is busy) marks the stop and returns; the test counts the
-// visits started after the mark, on random and regular shapes, push and
-// slice Treeishes, at parallelism 2 and 3.
+// Find whose predicate matches, stop the walk at once. The tree is the
+// binary tree of 2^20 nodes (push and slice Treeish); the stop comes at
+// the first visit that finds 25,000 nodes visited in each half of it (the
+// root's two subtrees), so that at least two participants are walking
+// when it comes, and the test counts the visits started after it. At
+// parallelism 2 and 3, in 32 rounds each (12 under -race), the upper
+// quartile round starts at most quartileBound visits per other
+// participant.
 //
-// The bound: the participant that stopped starts nothing more; each other
-// participant may be inside a visit when the mark is set, and starts at
-// most lookEvery more before it sees the walk stopped (the run's
-// cancellation, which reaches it within a microsecond or so, tells it
-// sooner). So (p-1)·(lookEvery+1) visits at most. The bound does not
-// depend on scheduling: the flag those looks read is set by the stopping
-// goroutine a few instructions after the test's mark. A walk that takes a
-// panic's stack before it cancels goes on for thousands of visits (tens
-// of microseconds).
+// Why a quartile: what the test measures is a latency, the time between
+// the visit's return and the moment the other participants are told (a
+// visit each may be under way then, and it takes each one look to see
+// it). The stop is made from the visit's goroutine a few instructions
+// after it returns, before it unwinds (walk.Ops.Stop); if the operating
+// system takes the processor from that goroutine within those
+// instructions, the others go on until it runs again, which no bound on
+// a single round can cover. Such rounds are rare, and the quartile is not
+// moved by them. A walk that records a panic's stack before it cancels
+// (tens of microseconds) starts thousands of visits after the stop. What
+// holds in every round, whatever the scheduling, once the stopping
+// goroutine has set the walk's stopped flag (Stop's first step) is that
+// each participant starts at most 256 more nodes: internal/walk's
+// TestStoppedSeenWithinCtxEvery.
 func TestStopAtErrorOrMatch(t *testing.T) {
 	leakcheck.Check(t)
-	const n, stopAt = 1 << 20, 50_000
-	binary, wide := testtree.Binary(n), testtree.Wide(n)
-	octal := tree.FromFunc(func(i int, yield func(int) bool) {
-		for c := 8*i + 1; c <= 8*i+8 && c < n; c++ {
-			if !yield(c) {
-				return
-			}
-		}
-	})
-	sliceOf := func(g tree.Treeish[int]) tree.Treeish[int] {
-		return tree.FromSlice(func(i int) []int { return tree.AppendChildren(nil, g, i) })
-	}
+	const n = 1 << 20
+	binary := testtree.Binary(n)
 	shapes := []struct {
 		name string
 		g    tree.Treeish[int]
-	}{{"binary", binary}, {"binary-slice", sliceOf(binary)}, {"octal", octal}, {"wide", wide}, {"chain", testtree.Chain(n)}}
-	rounds := 30
+	}{
+		{"binary", binary},
+		{"binary-slice", tree.FromSlice(func(i int) []int { return tree.AppendChildren(nil, binary, i) })},
+	}
+	rounds := 32
 	if testtree.Race {
-		rounds = 5
+		rounds = 12
 	}
 	errStop := errors.New("stop")
 	for _, par := range []int{2, 3} {
-		bound := int64(par-1) * (lookEvery + 1)
+		bound := int64(par-1) * quartileBound
 		pool.With(par, func(p *pool.Pool) {
 			for _, s := range shapes {
-				var worstErr, worstFind int64
+				var afterErr, afterMatch []int64
 				for range rounds {
-					var started, late atomic.Int64
-					var marked atomic.Bool
-					// visit marks the stop at the stopAt-th node started and
-					// reports whether it is that node.
-					visit := func() bool {
-						if marked.Load() {
-							late.Add(1)
-						}
-						if started.Add(1) == stopAt {
-							marked.Store(true)
-							return true
-						}
-						return false
-					}
-					err := tree.WalkCtx(context.Background(), p, s.g, 0, func(int) error {
-						if visit() {
+					var sb stopBoth
+					err := tree.WalkCtx(context.Background(), p, s.g, 0, func(i int) error {
+						if sb.visit(i) {
 							return errStop
 						}
 						return nil
@@ -87,18 +78,20 @@ func TestStopAtErrorOrMatch(t *testing.T) {
 					if err != errStop {
 						t.Fatalf("p=%d %s: WalkCtx returned %v, want the visit's error as it is", par, s.name, err)
 					}
-					worstErr = max(worstErr, late.Load())
+					afterErr = append(afterErr, sb.late.Load())
 
-					started.Store(0)
-					late.Store(0)
-					marked.Store(false)
-					if _, ok := tree.Find(p, s.g, 0, func(int) bool { return visit() }); !ok {
+					sb = stopBoth{}
+					if _, ok := tree.Find(p, s.g, 0, sb.visit); !ok {
 						t.Fatalf("p=%d %s: Find found nothing", par, s.name)
 					}
-					worstFind = max(worstFind, late.Load())
+					afterMatch = append(afterMatch, sb.late.Load())
 				}
-				msg := fmt.Sprintf("p=%d %s: at most %d visits started after the error, %d after the match (bound %d)", par, s.name, worstErr, worstFind, bound)
-				if worstErr > bound || worstFind > bound {
+				slices.Sort(afterErr)
+				slices.Sort(afterMatch)
+				q := 3 * rounds / 4
+				msg := fmt.Sprintf("p=%d %s: visits started after the stop, upper quartile (worst) of %d rounds: %d (%d) after the error, %d (%d) after the match; bound on the quartile %d",
+					par, s.name, rounds, afterErr[q], afterErr[rounds-1], afterMatch[q], afterMatch[rounds-1], bound)
+				if afterErr[q] > bound || afterMatch[q] > bound {
 					t.Error(msg)
 				} else {
 					t.Log(msg)
@@ -106,4 +99,37 @@ func TestStopAtErrorOrMatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopBoth decides the stop of a walk over a binary tree in heap order:
+// visit counts the visits of each half (the subtrees of the root's two
+// children), and reports true once, at the first visit that finds
+// bothHalves visits in each; late counts the visits that start after.
+type stopBoth struct {
+	halves  [3]atomic.Int64 // by half: 0 the root, 1 left, 2 right
+	stopped atomic.Bool
+	late    atomic.Int64
+}
+
+const bothHalves = 25_000
+
+func (s *stopBoth) visit(i int) bool {
+	if s.stopped.Load() {
+		s.late.Add(1)
+		return false
+	}
+	s.halves[half(i)].Add(1)
+	return s.halves[1].Load() >= bothHalves && s.halves[2].Load() >= bothHalves && s.stopped.CompareAndSwap(false, true)
+}
+
+// half is the half of a heap-order binary tree that node i is in: 1 below
+// the root's first child (node 1), 2 below its second (node 2), 0 for
+// the root. i+1 written in binary is 1, then the path from the root (0
+// left, 1 right): its second bit is the half.
+func half(i int) int {
+	if i == 0 {
+		return 0
+	}
+	x := uint(i + 1)
+	return int(x>>(bits.Len(x)-2)) - 1
 }

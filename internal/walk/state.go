@@ -105,7 +105,10 @@ func putState[N, H, R any](w *forkjoin.Worker, st *state[N, H, R]) {
 	st.init, st.acc, st.fin, st.children, st.slice, st.sched = nil, nil, nil, nil, nil, nil
 	st.kids = st.kids[:0]
 	st.frames.reset()
-	st.low, st.ticks, st.dry, st.forced, st.deep = 0, 0, false, false, false
+	// ticks goes on counting: a participant that walks many small pubs,
+	// one after the other with this state, still looks at its run every
+	// ctxEvery nodes (checkRun).
+	st.low, st.dry, st.forced, st.deep = 0, false, false, false
 	st.cycle.Reset()
 	ss := stackOf[N, H, R](w)
 	ss.free = append(ss.free, st)
