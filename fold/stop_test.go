@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -58,7 +57,7 @@ func TestRunErrStopsAtFirstError(t *testing.T) {
 								if failed.Load() {
 									late.Add(1)
 								}
-								halves[halfOf(node)].Add(1)
+								halves[testtree.BinaryHalf(node)].Add(1)
 								if fail("Init") {
 									return 0, errBad
 								}
@@ -96,16 +95,4 @@ func TestRunErrStopsAtFirstError(t *testing.T) {
 			}
 		})
 	}
-}
-
-// halfOf is the half of a heap-order binary tree that node i is in: 1
-// below the root's first child, 2 below its second, 0 for the root (i+1
-// in binary is 1, then the path from the root; its second bit is the
-// half).
-func halfOf(i int) int {
-	if i == 0 {
-		return 0
-	}
-	x := uint(i + 1)
-	return int(x>>(bits.Len(x)-2)) - 1
 }

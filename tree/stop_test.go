@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -118,18 +117,6 @@ func (s *stopBoth) visit(i int) bool {
 		s.late.Add(1)
 		return false
 	}
-	s.halves[half(i)].Add(1)
+	s.halves[testtree.BinaryHalf(i)].Add(1)
 	return s.halves[1].Load() >= bothHalves && s.halves[2].Load() >= bothHalves && s.stopped.CompareAndSwap(false, true)
-}
-
-// half is the half of a heap-order binary tree that node i is in: 1 below
-// the root's first child (node 1), 2 below its second (node 2), 0 for
-// the root. i+1 written in binary is 1, then the path from the root (0
-// left, 1 right): its second bit is the half.
-func half(i int) int {
-	if i == 0 {
-		return 0
-	}
-	x := uint(i + 1)
-	return int(x>>(bits.Len(x)-2)) - 1
 }

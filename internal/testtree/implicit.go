@@ -1,6 +1,10 @@
 package testtree
 
-import "github.com/forkjoin-go/forkjoin/tree"
+import (
+	"math/bits"
+
+	"github.com/forkjoin-go/forkjoin/tree"
+)
 
 // The implicit trees have nodes 0..n-1 computed from their number and use
 // no memory, for the tests of 10^6 and 10^7 nodes.
@@ -18,6 +22,18 @@ func Binary(n int) tree.Treeish[int] {
 			}
 		}
 	})
+}
+
+// BinaryHalf is the half of a Binary tree that node i is in: 1 below the
+// root's first child (node 1), 2 below its second (node 2), 0 for the
+// root itself. i+1 written in binary is 1, then the path from the root (0
+// for a first child, 1 for a second): its second bit is the half.
+func BinaryHalf(i int) int {
+	if i == 0 {
+		return 0
+	}
+	x := uint(i + 1)
+	return int(x>>(bits.Len(x)-2)) - 1
 }
 
 // Chain returns the chain of n nodes: the only child of i is i+1.

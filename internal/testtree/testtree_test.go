@@ -229,3 +229,24 @@ func TestCheckerCatchesConcurrentCalls(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestBinaryHalf: BinaryHalf names the subtree of the root's child that
+// each node of a Binary tree is in, by walking down from both children.
+func TestBinaryHalf(t *testing.T) {
+	const n = 1 << 12
+	g := testtree.Binary(n)
+	if h := testtree.BinaryHalf(0); h != 0 {
+		t.Fatalf("BinaryHalf(0) = %d, want 0", h)
+	}
+	for _, top := range []int{1, 2} {
+		stack := []int{top}
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if h := testtree.BinaryHalf(i); h != top {
+				t.Fatalf("BinaryHalf(%d) = %d, want %d", i, h, top)
+			}
+			g.Each(i, func(c int) bool { stack = append(stack, c); return true })
+		}
+	}
+}
