@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,8 +233,8 @@ func blockRuns() int {
 const blockCallers = 10
 
 // repeat runs run blockRuns() times, from blockCallers goroutines at once,
-// and reports the first error.
-func repeat(run func(r int) error) error {
+// counting the runs done in done, and reports the first error.
+func repeat(done *atomic.Int64, run func(r int) error) error {
 	per := blockRuns() / blockCallers
 	errs := make([]error, blockCallers)
 	var wg sync.WaitGroup
@@ -244,6 +245,7 @@ func repeat(run func(r int) error) error {
 					errs[c] = err
 					return
 				}
+				done.Add(1)
 			}
 		})
 	}
@@ -251,25 +253,41 @@ func repeat(run func(r int) error) error {
 	return errors.Join(errs...)
 }
 
-// blockHang bounds a run that should take milliseconds.
-const blockHang = 2 * time.Minute
+// blockHang is how long a hang takes to be called one: that long without
+// a run over. A run takes milliseconds; a thousand of them under the race
+// detector on a loaded machine take minutes, so the bound is on progress,
+// not on the whole.
+const blockHang = 30 * time.Second
 
-// withinOrFail runs f on a goroutine of its own and fails the test if it
-// has not returned after blockHang (the goroutine is left behind: the
-// leak check then shows where it is stuck).
-func withinOrFail(t *testing.T, what string, f func()) bool {
+// withinOrFail runs f on a goroutine of its own and fails the test if no
+// run was counted in done for blockHang (or, with done nil, if f has not
+// returned by then), with the state of p's scheduler. The goroutine is
+// left behind: the leak check then shows where it is stuck.
+func withinOrFail(t *testing.T, p *pool.Pool, what string, done *atomic.Int64, f func()) bool {
 	t.Helper()
-	done := make(chan struct{})
+	over := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(over)
 		f()
 	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(blockHang):
-		t.Errorf("%s: still not over after %v (a hang)", what, blockHang)
-		return false
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last, since := int64(-1), time.Now()
+	for {
+		select {
+		case <-over:
+			return true
+		case <-tick.C:
+			if done != nil {
+				if n := done.Load(); n != last {
+					last, since = n, time.Now()
+				}
+			}
+			if time.Since(since) > blockHang {
+				t.Errorf("%s: no run over for %v (a hang); the scheduler: %s", what, blockHang, forkjoin.SchedulerState(p))
+				return false
+			}
+		}
 	}
 }
 
@@ -284,8 +302,9 @@ func TestBlockingTasks(t *testing.T) {
 				stuck := false
 				t.Run(name, func(t *testing.T) {
 					p := pool.New(n)
-					stuck = !withinOrFail(t, name, func() {
-						err := repeat(func(r int) error {
+					var done atomic.Int64
+					stuck = !withinOrFail(t, p, name, &done, func() {
+						err := repeat(&done, func(r int) error {
 							if err := bp.check(k.run(p, bp.tasks())); err != nil {
 								return fmt.Errorf("run %d: %w", r, err)
 							}
@@ -355,8 +374,9 @@ func TestGroupPatternInsideTasks(t *testing.T) {
 		for _, n := range []int{1, 2, 8} {
 			name := fmt.Sprintf("%s/p%d", pl.name, n)
 			p := pool.New(n)
-			ok := withinOrFail(t, name, func() {
-				err := repeat(func(r int) error {
+			var done atomic.Int64
+			ok := withinOrFail(t, p, name, &done, func() {
+				err := repeat(&done, func(r int) error {
 					if err := pl.run(p); !errors.Is(err, errLast) {
 						return fmt.Errorf("run %d: %v, want the failing task's error", r, err)
 					}
@@ -381,7 +401,7 @@ func TestGroupWaitMisuse(t *testing.T) {
 	leakcheck.Check(t)
 	for _, n := range []int{1, 2} {
 		p := pool.New(n)
-		withinOrFail(t, fmt.Sprintf("misuse p%d", n), func() {
+		withinOrFail(t, p, fmt.Sprintf("misuse p%d", n), nil, func() {
 			g, ctx := forkjoin.NewGroup(context.Background(), p)
 			g.Go(func() error { return g.Wait() })
 			g.GoWorker(func(*forkjoin.Worker) error { return g.Wait() })
