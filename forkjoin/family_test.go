@@ -1,6 +1,9 @@
 package forkjoin
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,4 +107,72 @@ func TestJoinHelperRunsNoSpawnedTask(t *testing.T) {
 		}
 		p.Close()
 	}
+}
+
+// TestIdleManyWorkers: a pool of a thousand workers (on however few
+// processors) that unwound thousands of blocked tasks settles: no worker
+// is left in the scheduler, no compensator alive, the monitor disarmed,
+// and the park and wake-up counts stop changing. (Its CPU time and the
+// time Close takes are benchmarks: BenchmarkManyParticipants.)
+func TestIdleManyWorkers(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(1000)
+	defer p.Close()
+	if err := unwindBlocked(p, 4000); err == nil {
+		t.Fatal("the group ended with no error, want the last task's")
+	}
+	s := schedulerOf(p)
+	settled := func() bool {
+		a := p.Stats()
+		time.Sleep(20 * time.Millisecond)
+		b := p.Stats()
+		st := s.state.Load()
+		return a.Parks == b.Parks && a.Wakeups == b.Wakeups && active(st) == 0 && searching(st) == 0 &&
+			s.comp.alive.Load() == 0 && !s.comp.running.Load()
+	}
+	if !testcheck.PollUntil(settled) {
+		st := s.state.Load()
+		t.Fatalf("the pool did not settle: active %d, searching %d, compensators %d, monitor armed %v",
+			active(st), searching(st), s.comp.alive.Load(), s.comp.running.Load())
+	}
+}
+
+// unwindBlocked runs a Group of n tasks on p, all but the last waiting for
+// the group's context, which the last one's error cancels.
+func unwindBlocked(p *pool.Pool, n int) error {
+	g, ctx := NewGroup(context.Background(), p)
+	for range n - 1 {
+		g.Go(func() error { <-ctx.Done(); return nil })
+	}
+	g.Go(func() error { return errors.New("the last task") })
+	return g.Wait()
+}
+
+// BenchmarkManyParticipants: unwinding n tasks that wait for the last
+// (unwind), on the default pool and on a pool of a thousand workers; and
+// closing the pool of a thousand once it did (close, one pool per
+// iteration).
+func BenchmarkManyParticipants(b *testing.B) {
+	for _, workers := range []int{0, 1000} {
+		for _, n := range []int{1000, 4000} {
+			b.Run(fmt.Sprintf("unwind/pool%d/tasks%d", workers, n), func(b *testing.B) {
+				p := pool.New(workers)
+				defer p.Close()
+				for b.Loop() {
+					unwindBlocked(p, n)
+				}
+			})
+		}
+	}
+	b.Run("close/pool1000", func(b *testing.B) {
+		var d time.Duration
+		for b.Loop() {
+			p := pool.New(1000)
+			unwindBlocked(p, 4000)
+			t := time.Now()
+			p.Close()
+			d += time.Since(t)
+		}
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "close-ns/op")
+	})
 }
