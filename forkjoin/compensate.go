@@ -108,6 +108,7 @@ type compensation struct {
 	timer   *time.Timer // the monitor's: its function is a tick (made on the first arm)
 	tick    time.Duration
 	cache   []*Worker // retired Workers kept for later compensators, under the scheduler's mu
+	spare   sync.Pool // more retired Workers, until the collector takes them
 	stalls  int       // stalled ticks in a row
 	spared  int       // of those, the last ones in a row with processors to spare
 	victims []*Worker // the tick's list of participants holding tasks (reused)

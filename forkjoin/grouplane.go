@@ -44,6 +44,9 @@ type groupLane struct {
 	mu     sync.Mutex
 	groups []*Spawner   // groups with tasks queued, oldest first
 	free   []*scopeTask // free scope tasks for Go
+	// scanFrom is where refill starts looking at the participants' stores,
+	// moving on from one refill to the next.
+	scanFrom int
 	sealed bool         // Close's drain is over: no new task (drain.go)
 }
 
@@ -90,13 +93,18 @@ func (l *groupLane) pushLocked(sp *Spawner, t *task) {
 }
 
 // refill fills the free list with a batch: from a participant's store of
-// spare tasks, else new. Under l.mu.
+// spare tasks (of refillScan of them, from where the last refill left
+// off), else new. Under l.mu.
 func (l *groupLane) refill(s *scheduler) {
-	for _, o := range *s.participants.Load() {
+	parts := *s.participants.Load()
+	for i := range min(len(parts), refillScan) {
+		o := parts[(l.scanFrom+i)%len(parts)]
 		if l.free = o.spareTasks.take(l.free, false); len(l.free) > 0 {
+			l.scanFrom += i
 			return
 		}
 	}
+	l.scanFrom += refillScan
 	for range spawnBatch / scopeTaskChunk {
 		chunk := new([scopeTaskChunk]scopeTask)
 		for i := range chunk {

@@ -85,7 +85,11 @@ func (s *scheduler) takeWorkers(k int) []*Worker {
 	clear(c.cache[len(c.cache)-n:])
 	c.cache = c.cache[:len(c.cache)-n]
 	for range k - n {
-		ws = append(ws, s.newWorkerUnlisted(-1))
+		if w, _ := c.spare.Get().(*Worker); w != nil {
+			ws = append(ws, w)
+		} else {
+			ws = append(ws, s.newWorkerUnlisted(-1))
+		}
 	}
 	old := *s.participants.Load()
 	next := make([]*Worker, len(old), len(old)+k)
@@ -206,7 +210,9 @@ func (s *scheduler) retireWorker(w *Worker) {
 // collectRetired takes the retired compensators' Workers out of the list
 // of participants, with one copy of it: their counters go to the retired
 // totals, and up to compCacheMax of them are kept for the next
-// compensators (takeWorkers). A retired Worker whose places are not empty
+// compensators (takeWorkers), the rest offered to them through a
+// sync.Pool (which the collector empties: a burst of thousands of blocked
+// tasks is not paid for in memory for ever). A retired Worker whose places are not empty
 // stays listed, for thieves to empty, until a later collection.
 func (s *scheduler) collectRetired() {
 	s.mu.Lock()
@@ -229,6 +235,7 @@ func (s *scheduler) collectRetired() {
 		} else {
 			w.spareTasks.release()
 			w.releaseLocals()
+			c.spare.Put(w)
 		}
 	}
 	c.retired.Add(int64(-n))

@@ -90,6 +90,10 @@ func (t *scopeTask) over(w *Worker, err error) {
 // once.
 const spawnBatch = 64
 
+// refillScan is how many other participants' stores a participant out of
+// free scope tasks looks at before it makes new ones.
+const refillScan = 16
+
 // spareTasks is a participant's store of free scope tasks beyond the two
 // batches its own list keeps: the batches that a producer of tasks frees
 // on one participant, for a consumer on another to take. The store keeps
@@ -162,15 +166,19 @@ func (s *spareTasks) release() {
 }
 
 // getScopeTask returns a free scope task from w's list, refilled from w's
-// store of spare batches, else from another participant's, else with new
-// tasks (a batch of spawnBatch at once, in chunks of scopeTaskChunk).
+// store of spare batches, else from another participant's (of refillScan
+// of them, from a random one: a pool may have thousands of participants
+// after a burst of compensators), else with new tasks (a batch of
+// spawnBatch at once, in chunks of scopeTaskChunk).
 func (w *Worker) getScopeTask() *scopeTask {
 	l := &w.spawnState
 	if len(l.free) == 0 {
 		l.free = w.spareTasks.take(l.free, true)
 		if len(l.free) == 0 {
-			for _, o := range *w.sched.participants.Load() {
-				if o != w {
+			parts := *w.sched.participants.Load()
+			start := int(w.nextRand() % uint64(max(len(parts), 1)))
+			for i := range min(len(parts), refillScan) {
+				if o := parts[(start+i)%len(parts)]; o != w {
 					if l.free = o.spareTasks.take(l.free, false); len(l.free) > 0 {
 						break
 					}
