@@ -47,7 +47,7 @@ type groupLane struct {
 	// scanFrom is where refill starts looking at the participants' stores,
 	// moving on from one refill to the next.
 	scanFrom int
-	sealed bool         // Close's drain is over: no new task (drain.go)
+	sealed   bool // Close's drain is over: no new task (drain.go)
 }
 
 // laneQueue is a group's own queue in the lane (a field of its Spawner),
