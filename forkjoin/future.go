@@ -15,9 +15,10 @@ import (
 // Mistakes end in a panic that names them, some of them late:
 //   - a Join out of order panics at once; a second Join panics at once,
 //     unless another fork has taken the Future's place on the stack since
-//     (Join's fast path compares places only): then the second Join takes
-//     that fork for its own (it returns a call of its own Fork and
-//     argument), and the panic comes at the other fork's Join;
+//     (Join's fast path compares places only): then the second Join pops
+//     that fork and makes its own call again; the other fork's Join then
+//     panics if it is a Future's, and makes its call itself if it is a
+//     Fork.Join's (which does not check);
 //   - a Future never joined is reported when the task that forked it
 //     returns: the task fails with a "not joined" panic. Until then its fork
 //     stays pending, and another participant may run it.
