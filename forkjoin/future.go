@@ -12,16 +12,17 @@ import (
 // reverse order of their forks (the last forked first), like nested calls,
 // each exactly once, and before the task that forked them returns.
 //
-// Mistakes end in a panic that names them, some of them late:
-//   - a Join out of order panics at once; a second Join panics at once,
-//     unless another fork has taken the Future's place on the stack since
-//     (Join's fast path compares places only): then the second Join pops
-//     that fork and makes its own call again; the other fork's Join then
-//     panics if it is a Future's, and makes its call itself if it is a
-//     Fork.Join's (which does not check);
+// Mistakes are caught by a panic that names them, some of them late:
+//   - a Join out of order panics at once;
+//   - a second Join panics at once, unless another fork has taken the
+//     Future's place on the stack since (Join's fast path compares places
+//     only): then it pops that fork instead, and returns a call of its own
+//     Fork on its own argument or on that fork's; the other fork's Join
+//     panics if that fork is a Future's (a Fork.Join, which does not check,
+//     makes its second call itself, and nothing is reported);
 //   - a Future never joined is reported when the task that forked it
-//     returns: the task fails with a "not joined" panic. Until then its fork
-//     stays pending, and another participant may run it.
+//     returns: the task fails with a "not joined" panic. Until then its
+//     fork stays pending, and another participant may run it.
 //
 // A Future forked inside the first call of a Fork.Join is the exception:
 // if that call returns without joining it, Join drops it without a report
