@@ -3,8 +3,10 @@ package forkjoin
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
@@ -77,5 +79,47 @@ func TestTaskDoneAndPanic(t *testing.T) {
 	case <-refused.Done():
 	default:
 		t.Fatal("the Done of a Task whose Submit was refused is not closed")
+	}
+}
+
+// TestTaskDoneRaces: several goroutines call Done while the Task ends, some
+// before it ends and some as it does; every channel they get must close
+// (a channel made by a Done that lost the race with the end would never
+// close, and its waiter would hang: each wait is bounded).
+func TestTaskDoneRaces(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	rounds := 1000
+	if raceEnabled {
+		rounds = 200
+	}
+	const waiters = 4
+	var task Task
+	for i := range rounds {
+		release := make(chan struct{})
+		task.Init(func(*Worker, *Task) { <-release })
+		Submit(p, &task)
+		got := make(chan (<-chan struct{}), waiters)
+		for range waiters {
+			go func() { got <- task.Done() }()
+		}
+		if i%2 == 0 {
+			close(release) // the end races with the Done calls
+		}
+		chans := make([]<-chan struct{}, 0, waiters)
+		for range waiters {
+			chans = append(chans, <-got)
+		}
+		if i%2 == 1 {
+			close(release) // every Done came first
+		}
+		for _, c := range chans {
+			select {
+			case <-c:
+			case <-time.After(testcheck.StuckAfter):
+				t.Fatalf("round %d: a channel from Done never closed", i)
+			}
+		}
 	}
 }
