@@ -209,7 +209,7 @@ func (x *dagDiscoverer[N, H, R, K]) run(w *forkjoin.Worker, eager bool) {
 
 // discoverTask is phase 1's task: expand a share of someone's stack.
 func discoverTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
-	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t))
+	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t)) // unsafe.Pointer rule (1): t is dagTask's first field
 	d := dt.run
 	defer d.disc.over()
 	if d.failed.Load() || w.Cancelled() {
@@ -341,7 +341,7 @@ func (d *dagRun[N, H, R, K]) release(e *dagNode[N, R], stack []*dagNode[N, R]) (
 
 // foldTask is phase 3's task: fold a share of someone's stack.
 func foldTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
-	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t))
+	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t)) // rule (1), as in discoverTask
 	d := dt.run
 	defer d.fold.over() // last: after the callbacks
 	if d.failed.Load() || w.Cancelled() {

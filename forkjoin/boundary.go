@@ -147,7 +147,10 @@ func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool)
 	return true
 }
 
-const errUnjoined = "forkjoin: a task returned with a forked Future not joined (join every Future before the task that forked it returns)"
+// errUnjoined is the panic of a task that returned with forks of its own
+// still on the stack: a Future it never joined, or the fork of a Join or a
+// Future whose frames a panic unwound before the task recovered it.
+const errUnjoined = "forkjoin: a task returned with a fork not joined: a Future never joined, or a Fork.Join or Future left by a panic that the task recovered (join every Future before the task returns, and do not recover a panic that unwinds a fork inside the task)"
 
 // abandon cleans up the private stack after a panic unwound the frames
 // that pushed forks[mark:forkTop]: published forks are taken back from the deque

@@ -37,12 +37,16 @@ func (s *scheduler) onParticipant() bool {
 	return false
 }
 
-// runOnName is the name runtime frames give runOn, where every run on a
-// caller's goroutine (Run, RunCtx, a fold, Join and Wait's helping) starts.
-var runOnName = runtime.FuncForPC(reflect.ValueOf(runOn).Pointer()).Name()
+// runOnEntry is the entry address of runOn, where every run on a caller's
+// goroutine (Run, RunCtx, a fold, Join and Wait's helping) starts.
+var runOnEntry = runtime.FuncForPC(reflect.ValueOf(runOn).Pointer()).Entry()
 
 // onRunStack reports whether the calling goroutine is inside a run: a
-// frame of runOn is on its stack. It walks the whole stack: for Close only.
+// frame of runOn is on its stack. It compares the entry of each frame's
+// function with runOn's (runOn is never inlined, so it has frames of its
+// own; FuncForPC gives a frame of a function inlined into runOn runOn's
+// entry too), never the text of a name. It walks the whole stack: for
+// Close only.
 // It cannot tell which pool the run is on: Close of a pool called inside a
 // run of another pool, while a third goroutine runs on the first, is taken
 // for a Close from inside (closing a pool under a run in progress is a
@@ -57,14 +61,11 @@ func onRunStack() bool {
 		}
 		pcs = make([]uintptr, 2*len(pcs))
 	}
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function == runOnName {
+	for _, pc := range pcs {
+		// pc is a return address: pc-1 lies in the call's own function.
+		if f := runtime.FuncForPC(pc - 1); f != nil && f.Entry() == runOnEntry {
 			return true
 		}
-		if !more {
-			return false
-		}
 	}
+	return false
 }

@@ -19,7 +19,8 @@
 //     forks through a parameter: no package variable set in init. Forking allocates nothing and touches no shared
 //     memory until another participant asks for work. The cheapest form is
 //     a Future in the function's own recursion, with a pointer argument:
-//     Start and Future.Join are then inlined into it (example below).
+//     the recursion calls itself for one half, and Future.Join is inlined
+//     into it (example below).
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
 //   - For and Reduce split an index range on demand; ForEach and MapReduce

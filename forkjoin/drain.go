@@ -23,11 +23,17 @@ package forkjoin
 // inject counts st in and queues it on the injector: a task submitted from
 // outside the pool's tasks. It panics if Close has sealed the injector.
 func (s *scheduler) inject(st *spawnTask) {
-	s.pending.Add(1) // before the look at the seal
-	s.spawned.submitted[st.prio].Add(1)
-	if !s.injector.push(st.prio, &s.sealed, &st.hdr) {
+	if !s.tryInject(st) {
 		s.refuse(st.prio, 1)
 	}
+}
+
+// tryInject is inject that leaves the refusal to its caller: false means
+// the injector was sealed, and the caller must call refuse.
+func (s *scheduler) tryInject(st *spawnTask) bool {
+	s.pending.Add(1) // before the look at the seal
+	s.spawned.submitted[st.prio].Add(1)
+	return s.injector.push(st.prio, &s.sealed, &st.hdr)
 }
 
 // refuse counts out n tasks of priority p submitted from outside the

@@ -648,6 +648,19 @@ func ExampleTask_Init() {
 	// Output: 12 30 56
 }
 
+// Done says when a submitted Task is over; then Panic says whether it
+// panicked. (A signal the task's own function sends comes before that.)
+func ExampleTask_Done() {
+	var t forkjoin.Task
+	t.Init(func(*forkjoin.Worker, *forkjoin.Task) { panic("disk full") })
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Submit(p, &t)
+		<-t.Done()
+		fmt.Println("task over, panicked:", t.Panic().Value)
+	})
+	// Output: task over, panicked: disk full
+}
+
 // A submitted Task's panic does not spread: it is kept on the Task, to be
 // read once the task is over (here after Close).
 func ExampleTask_Panic() {

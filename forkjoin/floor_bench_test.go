@@ -10,23 +10,22 @@ package forkjoin
 // unknown functions, so the user's function cannot be called directly).
 // The gap between the two is the price of the API shape, which no
 // implementation of Fork.Join can avoid; docs/BENCHMARKS.md quotes it.
-// Fork.Start and Future.Join (future-p1) avoid it where they inline: the
-// recursion calls itself for one half and the other is one call through
-// the Fork's function value.
+// Fork.Start and Future.Join (future-p1) avoid most of it: the recursion
+// calls itself for one half, Future.Join inlines into it, and the other
+// half is one call through the Fork's function value.
 
 import (
 	"sync/atomic"
 	"testing"
-	"unsafe"
 )
 
 // floorWorker is the least state a heartbeat fork needs: a stack of
 // forked arguments, how many of them are published, and a poll flag. An
-// argument is kept as its bits, as the library's word forks keep theirs
-// (the caller's frame keeps it live), so that recording it is a store
-// without a write-barrier check.
+// argument is kept as a pointer, as the library's word forks keep theirs
+// (forkEntry), so that the collector sees it: recording it is a store with
+// the write barrier's check.
 type floorWorker struct {
-	args      []uintptr
+	args      []*tnode
 	sp, pub   int
 	poll      atomic.Bool
 	published int64
@@ -41,7 +40,7 @@ func floorInline(w *floorWorker, n *tnode) int64 {
 		return 0
 	}
 	i := w.sp
-	w.args[i] = uintptr(unsafe.Pointer(n.right))
+	w.args[i] = n.right
 	w.sp = i + 1
 	if w.poll.Load() {
 		w.heartbeat()
@@ -62,7 +61,7 @@ func floorInline(w *floorWorker, n *tnode) int64 {
 //go:noinline
 func floorJoin(w *floorWorker, fn func(*floorWorker, *tnode) int64, a, b *tnode) (int64, int64) {
 	i := w.sp
-	w.args[i] = uintptr(unsafe.Pointer(b))
+	w.args[i] = b
 	w.sp = i + 1
 	if w.poll.Load() {
 		w.heartbeat()
@@ -100,10 +99,10 @@ func BenchmarkForkFloor(b *testing.B) {
 	}{
 		{"seq", seqSum},
 		{"inline", func(n *tnode) int64 {
-			return floorInline(&floorWorker{args: make([]uintptr, 64)}, n)
+			return floorInline(&floorWorker{args: make([]*tnode, 64)}, n)
 		}},
 		{"join-shaped", func(n *tnode) int64 {
-			return floorSumFn(&floorWorker{args: make([]uintptr, 64)}, n)
+			return floorSumFn(&floorWorker{args: make([]*tnode, 64)}, n)
 		}},
 	}
 	for _, s := range sums {

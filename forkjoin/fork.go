@@ -39,78 +39,56 @@ import (
 // is invisible next to the run, made per call of a small function it is
 // not.
 //
-// A Fork must not be copied: forks in flight point into it (go vet's
-// copylocks check reports copies).
+// A Fork must not be copied: its functions and the forks in flight refer
+// to the Fork that NewFork made, not to the copy (go vet's copylocks check
+// reports copies).
 type Fork[A, R any] struct {
-	_  noCopy
-	fn func(f *Fork[A, R], w *Worker, arg A) R
-	// Future forks (Fork.Start, Future.Join): the slow paths, passed as
-	// arguments to startFuture and joinFuture (see there), and the two
-	// words the fast path needs.
-	startSlowFn func(w *Worker, a A) Future[A, R]
-	joinSlowFn  func(f *Fork[A, R], w *Worker, a A) R
-	fastMask    uintptr // ^0 if A is pointer-shaped (Fork.Start has a fast path), else 0
-	refBits     uintptr // &ref's bits: the word of a Future fork's entry
+	_    noCopy
+	word wordFork // what a word fork's entry points to (forkEntry.wf)
+	fn   func(f *Fork[A, R], w *Worker, arg A) R
+	// Future forks (Fork.Start, Future.Join): Join's slow path, passed as
+	// an argument to joinFuture (see there), and the mask of Start's test.
+	joinSlowFn func(f *Fork[A, R], w *Worker, a A) R
+	fastMask   uintptr // ^0 if A is pointer-shaped (Fork.Start has a fast path), else 0
 
 	slabID    int // the (A, R) pair's slab on every worker (slabIDFor)
 	exec      func(w *Worker, h *task)
-	wordShape uint8    // wordPointer or wordScalar for a word fork, else 0
-	word      wordFork // publishes an entry whose argument is in arg, as bits
-	ref       wordFork // publishes an entry whose argument is in ptr, typed
+	wordShape uint8 // wordPointer or wordScalar for a word fork, else 0
 }
 
 // forkEntry is one pending fork on a worker's private stack. A word fork
-// keeps its argument in the entry itself, with word set: as bits in arg
-// (Join, and Future forks of a scalar), or as a typed pointer in ptr
-// (Future forks of a pointer); hdr is set only once a thief's request
-// published it. Any other fork keeps its argument in a slab slot from the start: hdr
-// is the slot's header and word is 0. Entries above forkTop are stale and
-// ignored; a stale ptr keeps its object alive until the entry is reused or
-// the worker's top level clears it (dropStale).
+// keeps its argument in the entry itself, with wf set: a pointer-shaped
+// argument in ptr, a scalar one (a number, no pointer) as its bits in
+// arg; hdr is set only once a thief's request published it. Any other
+// fork keeps its argument in a slab slot from the start: hdr is the
+// slot's header and wf is nil.
 //
-// A word fork writes only word and the field of its argument; the other
+// Every pointer of an entry is a pointer field, so the collector sees
+// what a pending fork refers to, whatever happened to the frames that
+// forked it: a Future dropped without Join, or a Join or a Future's
+// frames unwound by a panic that the task recovered, leave an entry that
+// a thief's request may publish after every other reference to its Fork
+// and argument is gone (the mistake is reported only at the next join or
+// at the end of the task). The entry keeps them alive until then.
+//
+// Entries above forkTop are stale and ignored. A stale entry keeps its
+// Fork and argument alive until the entry is reused, or until the
+// worker's top level clears it (dropStale).
+//
+// A word fork writes only wf and the field of its argument; the other
 // fields keep what an earlier fork left in the entry, and nothing reads
-// them: ptr is read only in a pointer Future's entry, arg only in a Join's
-// or a scalar Future's, and hdr only in an entry that was published (its
+// them: ptr is read only in the entry of a pointer-shaped A, arg only in
+// a scalar one's, and hdr only in an entry that was published (its
 // publication wrote hdr) or that a slab fork pushed (pushFork writes the
 // whole entry).
-//
-// Join stores its argument as bits even when A is a pointer (a pointer,
-// map, channel, function or unsafe.Pointer), so that a fork stores it
-// without a write barrier. That hides no pointer from the collector: a
-// Join's entry is read only while that Join runs (i < forkTop), and the Join
-// keeps its argument b live in its own frame until it returns (it still
-// needs it to run fn(w, b)); and b points to the heap, never to a stack
-// that could move, because Join passes it to a function value, which
-// makes it escape. publish turns the bits back into an A and stores that
-// in a slot, a typed field, before anything else may hold it.
-//
-// A Future fork cannot rely on a frame in this way: a Future dropped
-// without Join (a bug the core reports, but only at the next join or at
-// the end of the task) leaves an entry that a thief's request may publish
-// after the only other reference to its argument is gone. So a Future fork
-// of a pointer stores it in ptr, typed, where the collector sees it.
 type forkEntry struct {
-	word uintptr        // a *wordFork, or 0; see wordOf
-	ptr  unsafe.Pointer // a Future fork's pointer argument
-	arg  uintptr        // a Join's or a scalar Future fork's argument, as bits
-	hdr  *task          // 32 bytes in all: an index is a shift
+	wf  *wordFork      // the Fork of a word fork (&Fork.word), or nil
+	ptr unsafe.Pointer // a word fork's pointer-shaped argument
+	arg uintptr        // a word fork's scalar argument, as bits: never a pointer
+	hdr *task          // 32 bytes in all: an index is a shift
 }
 
-// wordOf returns the wordFork of a word fork's entry, nil for a slab fork.
-//
-// word holds the pointer's bits, for the same reason as arg: a fork then
-// stores no pointer, and no store of its fast path checks for the write
-// barrier. The collector loses nothing: the entry is read only while the
-// Join that pushed it runs, and that Join keeps its Fork f live (it calls
-// f.fn after the forked call) and on the heap (NewFork returns it from a
-// function that is never inlined), so &f.word neither dies nor moves.
-func (e *forkEntry) wordOf() *wordFork {
-	return *(**wordFork)(unsafe.Pointer(&e.word))
-}
-
-// noCopy makes go vet report a copied Fork: a copy on the stack would
-// leave the entries of its forks pointing at memory that moves.
+// noCopy makes go vet report a copied Fork.
 type noCopy struct{}
 
 func (*noCopy) Lock()   {}
@@ -118,11 +96,6 @@ func (*noCopy) Unlock() {}
 
 // NewFork prepares fn for forking: every call the Fork makes is
 // fn(f, w, arg), with f the Fork itself. fn must not be nil.
-//
-// It is never inlined, so the Fork it returns is always on the heap; a
-// fork's entry relies on that (see forkEntry.wordOf).
-//
-//go:noinline
 func NewFork[A, R any](fn func(f *Fork[A, R], w *Worker, arg A) R) *Fork[A, R] {
 	if fn == nil {
 		panic("forkjoin: NewFork with a nil function")
@@ -132,18 +105,18 @@ func NewFork[A, R any](fn func(f *Fork[A, R], w *Worker, arg A) R) *Fork[A, R] {
 		slot := (*forkSlot[A, R])(taskPointer(h))
 		slot.res = f.fn(f, w, slot.arg)
 	}
-	f.word.publish = func(w *Worker, e *forkEntry) *task {
-		return f.publishWord(w, e, wordArg[A](e))
-	}
-	f.ref.publish = func(w *Worker, e *forkEntry) *task {
-		return f.publishWord(w, e, *(*A)(unsafe.Pointer(&e.ptr)))
-	}
-	f.startSlowFn = f.startSlow
-	f.joinSlowFn = (*Fork[A, R]).joinFutureSlow
-	if f.wordShape == wordPointer {
+	switch f.wordShape {
+	case wordPointer:
+		f.word.publish = func(w *Worker, e *forkEntry) *task {
+			return f.publishWord(w, e, pointerArg[A](e))
+		}
 		f.fastMask = ^uintptr(0)
+	case wordScalar:
+		f.word.publish = func(w *Worker, e *forkEntry) *task {
+			return f.publishWord(w, e, scalarArg[A](e))
+		}
 	}
-	f.refBits = wordPtr(&f.ref)
+	f.joinSlowFn = (*Fork[A, R]).joinFutureSlow
 	return f
 }
 
@@ -165,17 +138,22 @@ func (f *Fork[A, R]) Call(w *Worker, a A) R {
 // run's boundary, not Join, waits for that one, so Run returns only once
 // it is over).
 //
-// A Future forked by fn(w, a) must be joined before fn(w, a) returns: Join
-// does not check it (the check would cost its fast path), and a Future
-// left unjoined there is dropped, its call never made.
+// A Future forked by fn(w, a) must be joined before fn(w, a) returns. Join
+// does not check it (the check would cost its fast path): it drops such a
+// Future without a report, and the Future's call is made only if another
+// participant took it meanwhile, its result lost. Anywhere else an
+// unjoined Future is reported when the task returns (see Future).
+//
+// Join on a nil *Fork, on a zero Fork or with a nil *Worker panics with a
+// message that says which.
 func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	// The fast path of a word fork, written out by hand: it runs once per
 	// fork and every instruction shows. One guard for everything unusual
 	// (a full fork stack, a thief's request to serve: see Worker.limit),
 	// two stores, the call, the pop. Everything else lives in functions
 	// of their own, so that this frame stays as small as the fast path
-	// needs. A nil f takes joinSlab's path, which reports it.
-	if f == nil || f.wordShape == 0 {
+	// needs. A nil f or w takes joinSlab's path, which reports it.
+	if f == nil || w == nil || f.wordShape == 0 {
 		return f.joinSlab(w, a, b)
 	}
 	forks := w.forks
@@ -183,9 +161,7 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 	if uint(i) >= uint(len(forks)) || w.asked() {
 		return f.joinSlow(w, a, b)
 	}
-	e := &forks[i]
-	e.word = wordPtr(&f.word)
-	e.arg = wordBits(b)
+	f.pushWord(&forks[i], b)
 	w.forkTop = i + 1
 	ra := f.fn(f, w, a)
 	w.forkTop = i
@@ -202,6 +178,9 @@ func (f *Fork[A, R]) Join(w *Worker, a, b A) (R, R) {
 func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	if f == nil {
 		panic(errNilForkJoin)
+	}
+	if w == nil {
+		panic(errNilWorkerJoin)
 	}
 	var slab *forkSlab[A, R]
 	if f.slabID < len(w.slabs) {
@@ -220,7 +199,7 @@ func (f *Fork[A, R]) joinSlab(w *Worker, a, b A) (R, R) {
 	}
 	slot.arg = b
 	e := &w.forks[i]
-	e.hdr, e.word = &slot.hdr, 0
+	e.hdr, e.wf = &slot.hdr, nil
 	w.forkTop = i + 1
 	ra := f.fn(f, w, a)
 	w.forkTop = i
@@ -247,9 +226,7 @@ func (f *Fork[A, R]) joinSlow(w *Worker, a, b A) (R, R) {
 	if f.wordShape != 0 {
 		w.growForks()
 		i := w.forkTop
-		e := &w.forks[i]
-		e.word = wordPtr(&f.word)
-		e.arg = wordBits(b)
+		f.pushWord(&w.forks[i], b)
 		w.forkTop = i + 1
 		if w.asked() {
 			w.answerRequest() // may publish this very fork
@@ -325,8 +302,9 @@ func (f *Fork[A, R]) joinPublished(w *Worker, slab *forkSlab[A, R], slot *forkSl
 }
 
 const (
-	errZeroFork    = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
-	errNilForkJoin = "forkjoin: Fork.Join on a nil *Fork (make a Fork with NewFork)"
+	errZeroFork      = "forkjoin: use of a Fork not made by NewFork (a nil *Fork or a zero Fork value)"
+	errNilForkJoin   = "forkjoin: Fork.Join on a nil *Fork (make a Fork with NewFork)"
+	errNilWorkerJoin = "forkjoin: Fork.Join with a nil *Worker (pass the Worker of the task that forks)"
 )
 
 // Join runs a and b, possibly in parallel, and returns when both are done.

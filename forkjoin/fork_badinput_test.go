@@ -7,11 +7,11 @@ import (
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
-// TestForkBadInput: a Fork used through a nil pointer, or a zero Fork
-// value, panics with a message that names the mistake, on every path a
-// fork takes: a word argument (pointer or scalar) and a slab argument, in
-// Fork.Join and in Fork.Start (whose fast path checks nothing and is
-// inlined into the caller: see forkFault).
+// TestForkBadInput: a Fork used through a nil pointer, a zero Fork value,
+// or a nil *Worker, panics with a message that names the mistake, on every
+// path a fork takes: a word argument (pointer or scalar) and a slab
+// argument, in Fork.Join, Fork.Start and Future.Join. Each is checked
+// where it is used, never left to a nil dereference inside the library.
 func TestForkBadInput(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)
@@ -43,6 +43,26 @@ func TestForkBadInput(t *testing.T) {
 	inRun("Fork.Start on a zero Fork, pointer argument", zeroFork, func(w *Worker) { new(Fork[*int, int]).Start(w, &x).Join(w) })
 	inRun("Fork.Start on a zero Fork, scalar argument", zeroFork, func(w *Worker) { new(Fork[int, int]).Start(w, 1).Join(w) })
 	inRun("Fork.Start on a zero Fork, slab argument", zeroFork, func(w *Worker) { new(Fork[pair, int]).Start(w, pair{}).Join(w) })
+	ptrFork := NewFork(func(_ *Fork[*int, int], _ *Worker, v *int) int { return *v })
+	intFork := NewFork(func(_ *Fork[int, int], _ *Worker, v int) int { return v })
+	pairFork := NewFork(func(_ *Fork[pair, int], _ *Worker, v pair) int { return v.a + v.b })
+	const nilWorker = "nil *Worker"
+	inRun("Fork.Join with a nil *Worker, pointer argument", nilWorker, func(*Worker) { ptrFork.Join(nil, &x, &x) })
+	inRun("Fork.Join with a nil *Worker, scalar argument", nilWorker, func(*Worker) { intFork.Join(nil, 1, 2) })
+	inRun("Fork.Join with a nil *Worker, slab argument", nilWorker, func(*Worker) { pairFork.Join(nil, pair{}, pair{}) })
+	inRun("Fork.Start with a nil *Worker, pointer argument", nilWorker, func(*Worker) { ptrFork.Start(nil, &x) })
+	inRun("Fork.Start with a nil *Worker, scalar argument", nilWorker, func(*Worker) { intFork.Start(nil, 1) })
+	inRun("Fork.Start with a nil *Worker, slab argument", nilWorker, func(*Worker) { pairFork.Start(nil, pair{}) })
+	inRun("Future.Join with a nil *Worker, pointer argument", nilWorker, func(w *Worker) {
+		fu := ptrFork.Start(w, &x)
+		defer fu.Join(w) // the fork must not be left behind
+		fu.Join(nil)
+	})
+	inRun("Future.Join with a nil *Worker, slab argument", nilWorker, func(w *Worker) {
+		fu := pairFork.Start(w, pair{})
+		defer fu.Join(w)
+		fu.Join(nil)
+	})
 	// The same mistake inside a forked call.
 	outer := NewFork(func(_ *Fork[int, int], w *Worker, i int) int {
 		if i == 1 {

@@ -160,7 +160,9 @@ func slabIDFor[A, R any]() int {
 	return id
 }
 
-// slabOf returns w's slab for (A, R), given its id.
+// slabOf returns w's slab for (A, R), given its id. w.slabs holds each
+// slab as an unsafe.Pointer, a pointer the collector sees; the conversion
+// back is unsafe.Pointer's rule (1) (the slab of id was made for (A, R)).
 func slabOf[A, R any](w *Worker, id int) *forkSlab[A, R] {
 	if id < len(w.slabs) {
 		if p := w.slabs[id]; p != nil {
@@ -194,7 +196,7 @@ func newSlab[A, R any](w *Worker, id int) *forkSlab[A, R] {
 func (w *Worker) dropStale() {
 	for i := range w.forks {
 		e := &w.forks[i]
-		if e.word == 0 && e.hdr == nil && e.ptr == nil {
+		if e.wf == nil && e.hdr == nil && e.ptr == nil {
 			break
 		}
 		*e = forkEntry{}

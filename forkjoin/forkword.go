@@ -15,11 +15,10 @@ import (
 	"unsafe"
 )
 
-// wordPtr returns the bits a word fork of f stores in its entry.
-func wordPtr(wf *wordFork) uintptr { return uintptr(unsafe.Pointer(wf)) }
-
 // wordFork is how a word fork's entry is published: publish moves the
 // argument into a slot, records the slot in the entry and returns it.
+// Each Fork has one (Fork.word); an entry points to it, which keeps the
+// Fork alive while the entry is on the stack.
 type wordFork struct {
 	publish func(w *Worker, e *forkEntry) *task
 }
@@ -46,16 +45,62 @@ func wordShapeOf[A any]() uint8 {
 	return 0
 }
 
-// wordBits returns the bits of a word fork's argument: A is at most one
-// word (wordShapeOf checked its shape), so it fits in u.
-func wordBits[A any](b A) uintptr {
+// pushWord writes a word fork of f with argument a into the entry e: wf
+// and the field of a's shape. A pointer-shaped a goes into ptr as a
+// pointer (forkHeadOf), a scalar one into arg as its bits.
+//
+// The branch taken is fixed by A: NewFork sets wordShape from A's type
+// (wordShapeOf), so each instantiation runs only the branch of its own
+// shape, and never stores a number in a pointer field or a pointer in arg.
+func (f *Fork[A, R]) pushWord(e *forkEntry, a A) {
+	if f.wordShape == wordPointer {
+		// Both stores in one composite literal: the compiler checks the
+		// write barrier once for the two pointers.
+		*(*forkHeadOf[A])(unsafe.Pointer(e)) = forkHeadOf[A]{&f.word, a}
+	} else {
+		e.wf, e.arg = &f.word, scalarBits(a)
+	}
+}
+
+// forkHeadOf[A] is the first two fields of a forkEntry, wf and ptr, with
+// ptr typed as A. For a pointer-shaped A (a pointer, map, channel,
+// function or unsafe.Pointer: one pointer word; see wordShapeOf) it has
+// forkEntry's layout there, so a *forkEntry converts to a *forkHeadOf[A]
+// (unsafe.Pointer's rule (1): the two share their memory layout where
+// they overlap), and storing a into ptr is a store of a pointer into a
+// pointer field, with the write barrier the collector needs. Only forks
+// of such an A use it.
+type forkHeadOf[A any] struct {
+	wf  *wordFork
+	ptr A
+}
+
+// forkHeadOf's ptr lies where forkEntry's does: a negative array length
+// does not compile, so the two differences below are both 0.
+var (
+	_ [unsafe.Offsetof(forkEntry{}.ptr) - unsafe.Offsetof(forkHeadOf[*byte]{}.ptr)]struct{}
+	_ [unsafe.Offsetof(forkHeadOf[*byte]{}.ptr) - unsafe.Offsetof(forkEntry{}.ptr)]struct{}
+)
+
+// pointerArg reads back a pointer-shaped argument from e.ptr (the
+// conversion is forkHeadOf's: unsafe.Pointer's rule (1)).
+func pointerArg[A any](e *forkEntry) A {
+	return (*forkHeadOf[A])(unsafe.Pointer(e)).ptr
+}
+
+// scalarBits returns the bits of a scalar argument: A is a number or a
+// bool of at most one word (wordShapeOf), so it fits in u, and has no
+// pointer to hide. Writing it through *A is unsafe.Pointer's rule (1):
+// A is no larger than uintptr, and both are plain memory.
+func scalarBits[A any](a A) uintptr {
 	var u uintptr
-	*(*A)(unsafe.Pointer(&u)) = b
+	*(*A)(unsafe.Pointer(&u)) = a
 	return u
 }
 
-// wordArg reads back the argument a fork wrote into e.arg.
-func wordArg[A any](e *forkEntry) A {
+// scalarArg reads back a scalar argument from e.arg (rule (1), as
+// scalarBits).
+func scalarArg[A any](e *forkEntry) A {
 	return *(*A)(unsafe.Pointer(&e.arg))
 }
 

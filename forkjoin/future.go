@@ -3,28 +3,36 @@ package forkjoin
 // Future forks: Fork.Start returns a Future, joined later with Future.Join.
 
 import (
-	"reflect"
-	"runtime"
-	"strings"
 	"sync/atomic"
 	"unsafe"
 )
 
-// Future is a forked call of a Fork, to be joined with Future.Join. Futures
-// of one worker must be joined in the reverse order of their forks (the
-// last forked first), like nested calls, and each exactly once. Every
-// Future must be joined before the task that forked it returns; one that
-// is not fails the run with a panic saying so. A Join out of order, or a
-// second Join, panics too, at the latest when the forks it mixed up are
-// joined. Until the task returns, a Future's Fork must stay reachable
-// (docs/guarantees.md, section 8): a Fork kept in a variable, as usual, is;
-// one made for a single call inside the task and whose Future is dropped
-// may not be.
+// Future is a forked call of a Fork, to be joined with Future.Join on the
+// Worker that forked it. Futures of one worker must be joined in the
+// reverse order of their forks (the last forked first), like nested calls,
+// each exactly once, and before the task that forked them returns.
 //
-// With a Future the forked function's own recursion can call itself
-// directly, and for a pointer argument (a tree node, say) Start and Join
-// are small enough for the compiler to inline into it: this is the
-// cheapest fork forkjoin has.
+// Mistakes are caught by a panic that names them, some of them late:
+//   - a Join out of order panics at once;
+//   - a second Join panics at once, unless another fork has taken the
+//     Future's place on the stack since (Join's fast path compares places
+//     only): then it pops that fork instead, and returns a call of its own
+//     Fork on its own argument or on that fork's; the other fork's Join
+//     panics if that fork is a Future's (a Fork.Join, which does not check,
+//     makes its second call itself, and nothing is reported);
+//   - a Future never joined is reported when the task that forked it
+//     returns: the task fails with a "not joined" panic. Until then its
+//     fork stays pending, and another participant may run it.
+//
+// A Future forked inside the first call of a Fork.Join is the exception:
+// if that call returns without joining it, Join drops it without a report
+// (see Fork.Join). A pending fork keeps its Fork and argument reachable
+// whatever becomes of the Future, so none of these mistakes reads freed
+// memory.
+//
+// With a Future the forked function's own recursion calls itself directly
+// and Future.Join inlines into it: for a pointer argument (a tree node,
+// say) this is the cheapest fork forkjoin has.
 //
 //	func sum(f *forkjoin.Fork[*Node, int64], w *forkjoin.Worker, n *Node) int64 {
 //		if n == nil {
@@ -46,40 +54,40 @@ type Future[A, R any] struct {
 // Start makes fn(w, a) available to other participants and returns at once;
 // join the result with Future.Join on the same worker. Allocates nothing.
 //
-// Start on a nil *Fork, or on a zero Fork value, panics (see forkFault).
+// Start on a nil *Fork, on a zero Fork value or with a nil *Worker panics
+// with a message that says which.
+//
+// The fast path is a pointer-shaped A (fastMask) with room on the fork
+// stack and no request to answer: the entry's wf and ptr stored as one
+// composite literal (forkHeadOf; the argument is a pointer, typed, see
+// forkEntry). One load and one compare test for everything unusual (no
+// room, a request, a non-pointer A; see Worker.limit and Fork.fastMask);
+// everything else, the checks of f and w included, is startSlow's.
+//
+// Start is not inlined into the caller: the tests of f and w take it over
+// Go's inlining budget (docs/BENCHMARKS.md gives what the call costs).
 func (f *Fork[A, R]) Start(w *Worker, a A) Future[A, R] {
-	return startFuture(f.startSlowFn, f, w, a)
-}
-
-// startFuture is Start's fast path, for a pointer-shaped A (fastMask):
-// the entry's word and ptr stored, as one composite literal. It is written
-// to fit Go's inlining budget, so that Start inlines into the user's
-// function: the slow path is a parameter (the inliner charges a call
-// through a parameter less than one through a field), and one load and
-// one compare test for everything unusual (no room, a request, a
-// non-pointer A; see Worker.limit and Fork.fastMask). The argument goes
-// into ptr, typed (see forkEntry), through forkHeadOf[A], so that a is
-// stored as it is: reading its word through a pointer to a would make
-// the compiler keep a copy of a in memory. `go build -gcflags=-m=2
-// ./forkjoin` reports the costs; TestFutureForkInlines checks that Start
-// and Join stay inlinable.
-func startFuture[A, R any](slow func(w *Worker, a A) Future[A, R], f *Fork[A, R], w *Worker, a A) Future[A, R] {
-	i := w.forkTop
-	if uintptr(i) >= atomic.LoadUintptr(&w.limit)&f.fastMask {
-		return slow(w, a)
+	if f != nil && w != nil {
+		i := w.forkTop
+		if uintptr(i) < atomic.LoadUintptr(&w.limit)&f.fastMask {
+			*(*forkHeadOf[A])(unsafe.Pointer(&w.forks[i])) = forkHeadOf[A]{&f.word, a}
+			w.forkTop = i + 1
+			return Future[A, R]{f, i + 1, a}
+		}
 	}
-	// A is pointer-shaped here (fastMask is 0 otherwise): forkHeadOf[A]
-	// is the entry's word and ptr.
-	*(*forkHeadOf[A])(unsafe.Pointer(&w.forks[i])) = forkHeadOf[A]{f.refBits, a}
-	i++
-	w.forkTop = i
-	return Future[A, R]{f, i, a}
+	return f.startSlow(w, a)
 }
 
-// startSlow is Start when startFuture's test fails: a full fork stack, a
-// request to serve, a scalar word fork (no fast path: ptr could not hold
-// it), or a slab fork.
+// startSlow is Start off its fast path: a nil *Fork or *Worker, a zero
+// Fork, a full fork stack, a request to serve, a scalar word fork (no fast
+// path: ptr could not hold it), or a slab fork.
 func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
+	if f == nil {
+		panic(errNilForkStart)
+	}
+	if w == nil {
+		panic(errNilWorkerStart)
+	}
 	if f.fn == nil {
 		panic(errZeroFork)
 	}
@@ -94,12 +102,7 @@ func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	}
 	w.growForks()
 	i := w.forkTop
-	if f.wordShape == wordPointer {
-		*(*forkHeadOf[A])(unsafe.Pointer(&w.forks[i])) = forkHeadOf[A]{f.refBits, a}
-	} else {
-		e := &w.forks[i]
-		e.word, e.arg = wordPtr(&f.word), wordBits(a)
-	}
+	f.pushWord(&w.forks[i], a)
 	w.forkTop = i + 1
 	if w.asked() {
 		w.answerRequest() // may publish this very fork
@@ -107,38 +110,28 @@ func (f *Fork[A, R]) startSlow(w *Worker, a A) Future[A, R] {
 	return Future[A, R]{f, i + 1, a}
 }
 
-// forkHeadOf[A] is the first two fields of a forkEntry, word and ptr,
-// with ptr typed as A: for a pointer-shaped A (a pointer, map, channel,
-// function or unsafe.Pointer; see wordShapeOf) it has forkEntry's layout
-// there, and a store of A into ptr is a store of a pointer into a pointer
-// field, with the write barrier the collector needs. Only Future forks of
-// such an A use it.
-type forkHeadOf[A any] struct {
-	word uintptr
-	ptr  A
-}
-
-// forkHeadOf's ptr lies where forkEntry's does: a negative array length
-// does not compile, so the two differences below are both 0.
-var (
-	_ [unsafe.Offsetof(forkEntry{}.ptr) - unsafe.Offsetof(forkHeadOf[*byte]{}.ptr)]struct{}
-	_ [unsafe.Offsetof(forkHeadOf[*byte]{}.ptr) - unsafe.Offsetof(forkEntry{}.ptr)]struct{}
-)
-
 // Join returns the forked call's result, running it here if no other
 // participant took it, or helping until the one that did has finished.
 func (fu Future[A, R]) Join(w *Worker) R {
-	if fu.f == nil {
-		panic("forkjoin: Join of a zero Future (one that no Fork.Start returned)")
+	if fu.f == nil || w == nil {
+		panic(errFutureJoinMisuse)
 	}
 	return joinFuture(fu.f.joinSlowFn, fu.f, w, fu.top, fu.arg)
 }
 
+// errFutureJoinMisuse is Join's message for a zero Future or a nil Worker:
+// one message for both, as a second test would take Join over Go's
+// inlining budget.
+const errFutureJoinMisuse = "forkjoin: Future.Join of a zero Future (one that no Fork.Start returned) or with a nil *Worker"
+
 // joinFuture is Join's fast path: the fork is the newest entry and was
-// not published, so it is popped and run here. Like startFuture it fits
-// the inlining budget by taking its slow path as a parameter and making
-// one call, to whichever function the test picked. The slow path finds
-// the Future's top in w.joinTop.
+// not published, so it is popped and run here. It fits Go's inlining
+// budget, so that Join inlines into the user's function, by taking its
+// slow path as a parameter (the inliner charges a call through a
+// parameter less than one through a field) and making one call, to
+// whichever function the test picked. The slow path finds the Future's
+// top in w.joinTop. `go build -gcflags=-m=2 ./forkjoin` reports the
+// costs; TestFutureForkInlines checks that Join stays inlinable.
 func joinFuture[A, R any](fn func(f *Fork[A, R], w *Worker, a A) R, f *Fork[A, R], w *Worker, top int, a A) R {
 	if top == w.forkTop && top > w.published {
 		w.forkTop = top - 1
@@ -188,15 +181,19 @@ func futureMisuse(newerPending bool) string {
 
 // holds reports whether e is the entry of a word fork of f with argument a.
 func (f *Fork[A, R]) holds(e *forkEntry, a A) bool {
-	if f.wordShape == wordPointer {
-		return e.word == f.refBits && e.ptr == *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	if e.wf != &f.word {
+		return false
 	}
-	return e.word == wordPtr(&f.word) && e.arg == wordBits(a)
+	if f.wordShape == wordPointer {
+		// a is one pointer word: rule (1), as forkHeadOf.
+		return e.ptr == *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	}
+	return e.arg == scalarBits(a)
 }
 
 // joinSlabFuture joins a slab fork's Future, whose entry is at index i.
 func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
-	if i != w.forkTop-1 || w.forks[i].word != 0 || w.forks[i].hdr == nil ||
+	if i != w.forkTop-1 || w.forks[i].wf != nil || w.forks[i].hdr == nil ||
 		(*forkSlot[A, R])(taskPointer(w.forks[i].hdr)).fork != f {
 		w.checkActive()
 		panic(futureMisuse(i < w.forkTop-1))
@@ -220,48 +217,8 @@ func (f *Fork[A, R]) joinSlabFuture(w *Worker, i int) R {
 	return r
 }
 
-// Messages for a Fork.Start that faulted in its fast path (forkFault).
+// Messages for a Fork.Start given a nil *Fork or a nil *Worker.
 const (
-	errNilForkStart = "forkjoin: Fork.Start on a nil *Fork (make a Fork with NewFork)"
-	errForkFastPath = "forkjoin: Fork.Start on a zero Fork value (one not made by NewFork) or with a nil *Worker"
+	errNilForkStart   = "forkjoin: Fork.Start on a nil *Fork (make a Fork with NewFork)"
+	errNilWorkerStart = "forkjoin: Fork.Start with a nil *Worker (pass the Worker of the task that forks)"
 )
-
-// forkjoinPkg is this package's path, as function names in a stack begin.
-var forkjoinPkg = reflect.TypeFor[Worker]().PkgPath()
-
-// forkFault returns the message for a nil pointer fault that Fork.Start
-// took on a nil *Fork, a zero Fork or a nil *Worker, and any other value
-// as it is. It is called where a task boundary recovered v, while the
-// frames that panicked are still on the stack (newPanicError).
-//
-// Fork.Start tests none of these: it is inlined into the caller's
-// recursion, and a test would take it over the inliner's budget, so the
-// fault itself is the test, and costs the fast path nothing. Fork.Start's
-// own frame touches nothing but f (f.startSlowFn), and the runtime reports
-// inlined frames as frames of their own: a fault in Fork.Start's frame is
-// a nil *Fork; one in startFuture's a nil *Worker (w.forkTop) or a zero Fork
-// (whose slow path, nil, is called).
-func forkFault(v any) any {
-	re, ok := v.(runtime.Error)
-	if !ok || !strings.Contains(re.Error(), "nil pointer dereference") {
-		return v
-	}
-	var pcs [64]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
-	for more := true; more; {
-		var fr runtime.Frame
-		fr, more = frames.Next()
-		if fr.Function != "runtime.sigpanic" {
-			continue
-		}
-		at, _ := frames.Next() // the function that faulted
-		switch fn, _ := strings.CutPrefix(at.Function, forkjoinPkg+"."); {
-		case strings.HasPrefix(fn, "(*Fork[") && strings.HasSuffix(fn, ").Start"):
-			return errNilForkStart
-		case strings.HasPrefix(fn, "startFuture["):
-			return errForkFastPath
-		}
-		return v
-	}
-	return v
-}

@@ -46,7 +46,7 @@ var sumFork = NewFork(func(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
 })
 
 // futureSum is tree-sum with a Future at every node: the recursion calls
-// itself for the left half, and Start and Future.Join inline into it.
+// itself for the left half, and Future.Join inlines into it.
 func futureSum(f *Fork[*tnode, int64], w *Worker, n *tnode) int64 {
 	if n == nil {
 		return 0

@@ -52,9 +52,7 @@ func (e *PanicError) Unwrap() error {
 // newPanicError wraps a recovered value. A *PanicError (a panic re-raised
 // by an inner Run) is returned as is, and a *dispatch.PanicError (from a
 // dispatch run inside a task) is converted, so that the value and the
-// stack of the first goroutine that panicked are kept. A fault of a
-// Fork.Start used wrongly becomes the message of the mistake (forkFault):
-// called from the deferred call that recovered v, as every caller does.
+// stack of the first goroutine that panicked are kept.
 func newPanicError(v any, stack []byte) *PanicError {
 	switch pe := v.(type) {
 	case *PanicError:
@@ -62,7 +60,7 @@ func newPanicError(v any, stack []byte) *PanicError {
 	case *dispatch.PanicError:
 		return &PanicError{Value: pe.Value, Stack: pe.Stack}
 	}
-	return &PanicError{Value: forkFault(v), Stack: stack}
+	return &PanicError{Value: v, Stack: stack}
 }
 
 // isPanic reports whether err is, or wraps, a *PanicError.

@@ -63,7 +63,7 @@ func (w *Worker) publishOldest() {
 	}
 	e := &w.forks[i]
 	h := e.hdr
-	if wf := e.wordOf(); wf != nil {
+	if wf := e.wf; wf != nil {
 		h = wf.publish(w, e) // its argument moves into a slot now
 	}
 	h.run = w.run

@@ -155,7 +155,10 @@ func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 
 // runOn is run on a scheduler already found: Handle.Wait's, whose pool
 // may have been closed since its task ended (then its look finds the task
-// over at once).
+// over at once). It is never inlined: Close looks for its frames
+// (onRunStack).
+//
+//go:noinline
 func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {

@@ -983,12 +983,12 @@ var gcFork = NewFork(func(f *Fork[*gcNode, uint64], w *Worker, n *gcNode) uint64
 	return n.check + a + b
 })
 
-// TestWordForksUnderGC: a word fork keeps its argument as bits, not as a
-// pointer (see forkEntry). This checks the argument for why that is safe:
-// trees whose nodes are made as they are forked, so that only the forks
-// hold them, walked while collections run and stacks grow and shrink, with
-// thieves publishing and taking forks. Every node must arrive intact and
-// the result must equal the sequential one.
+// TestWordForksUnderGC: a word fork keeps a pointer argument in its entry
+// (see forkEntry), where the collector must see it: trees whose nodes are
+// made as they are forked, so that only the forks hold them, walked while
+// collections run and stacks grow and shrink, with thieves publishing and
+// taking forks. Every node must arrive intact and the result must equal
+// the sequential one.
 func TestWordForksUnderGC(t *testing.T) {
 	leakcheck.Check(t)
 	depth := 12
@@ -1086,8 +1086,8 @@ func TestChains(t *testing.T) {
 // on the private stack, where the next answer to a request may publish it. Its
 // argument here is a large object (a span of its own) that nothing else
 // references, and collections run before and after the publication: if
-// the entry hid the pointer from the collector (as Join's entries do, see
-// forkEntry), the object would be freed and the published slot would
+// the entry hid the pointer from the collector (forkEntry keeps it in a
+// pointer field), the object would be freed and the published slot would
 // point into a freed span, which the next collection reports as a fatal
 // "found bad pointer". The run itself must fail with the not-joined panic
 // and the pool stay usable.

@@ -170,7 +170,7 @@ func (s *scheduler) Close() {
 // workerEntry is the pinned Job's function: a pool worker entering the
 // scheduler.
 func workerEntry(data unsafe.Pointer, id int) {
-	s := (*scheduler)(data)
+	s := (*scheduler)(data) // unsafe.Pointer rule (1): data is newScheduler's s
 	w := s.workerFor(id)
 	w.serve()
 }

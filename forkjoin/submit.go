@@ -9,8 +9,21 @@ package forkjoin
 // Submitting allocates nothing: the task's run state lives in the Task.
 // A Task pushed from inside a run (core.Push, plumbing.go) uses only the
 // header and is run as part of that run.
+//
+// How a submitter learns that a submission is over: the end records the
+// panic (an atomic store), then marks the Task over in done and closes the
+// channel that Done made, if any. done holds nil for a Task never
+// submitted, taskUnderWay from Submit until the end, and then closedDone,
+// or the channel Done made meanwhile until the end swaps closedDone in and
+// closes it. So a receive from Done's channel, or Pool.Close's return
+// (Close waits for every submitted task), happens after the panic's store,
+// and Panic, loaded then, sees it.
 
-import "github.com/forkjoin-go/forkjoin/pool"
+import (
+	"sync/atomic"
+
+	"github.com/forkjoin-go/forkjoin/pool"
+)
 
 // Task is an intrusive unit of work: embed a Task in your own struct, set
 // its function with Init, and queue it on a pool with Submit or
@@ -18,16 +31,30 @@ import "github.com/forkjoin-go/forkjoin/pool"
 // function exactly once, on its own goroutine, with its own *Worker.
 // Submitting allocates nothing: the task lives in your memory.
 //
-// The core reports nothing back to the submitter, so wait for a submitted
-// Task as you would for any goroutine's work (a channel, a
-// sync.WaitGroup), or with the pool's Close, which returns only once every
-// submitted Task is over. A panic in the function is kept (Panic).
+// Wait for a submitted Task with Done, or with the pool's Close, which
+// returns only once every submitted Task is over. A panic in the function
+// is kept (Panic). A signal that the function itself sends (a channel it
+// closes, a sync.WaitGroup it marks done, even in a deferred call) comes
+// before the Task is over: it says the work is done, not that Panic is
+// set.
 type Task struct {
 	st    spawnTask // first field: its header is the Task's header
 	fn    func(w *Worker, t *Task)
-	next  *Task       // link in a Batch
-	panic *PanicError // of the last submitted run
+	next  *Task                      // link in a Batch
+	panic atomic.Pointer[PanicError] // of the last submission
+	done  atomic.Pointer[chan struct{}]
 }
+
+// Sentinels of Task.done (see the file comment): the submission under way
+// with no channel made yet, and the submission over.
+var (
+	taskUnderWay = new(chan struct{})
+	closedDone   = func() *chan struct{} {
+		c := make(chan struct{})
+		close(c)
+		return &c
+	}()
+)
 
 // Init sets the function the Task runs. A submitted Task is the core's
 // until it is over, just after its function returns, because its memory
@@ -43,8 +70,33 @@ func (t *Task) Init(fn func(w *Worker, t *Task)) {
 	t.st.hdr.exec = execIntrusive
 }
 
-// Panic returns the panic of a submitted Task's last run, or nil.
-func (t *Task) Panic() *PanicError { return t.panic }
+// Panic returns the panic of the Task's last submission once that
+// submission is over (see Done), or nil if its function returned. While
+// the submission is under way it returns nil.
+func (t *Task) Panic() *PanicError { return t.panic.Load() }
+
+// Done returns a channel that is closed once the Task's last submission is
+// over: its function has returned or panicked and Panic says which. For a
+// Task that was never submitted the channel is closed already. Call Done
+// after Submit: a Done of an earlier submission does not see the next one.
+// Done allocates a channel the first time it is called for a submission
+// still under way, and nothing otherwise.
+func (t *Task) Done() <-chan struct{} {
+	for {
+		p := t.done.Load()
+		switch p {
+		case nil:
+			return *closedDone
+		case taskUnderWay:
+			c := make(chan struct{})
+			if t.done.CompareAndSwap(taskUnderWay, &c) {
+				return c
+			}
+		default:
+			return *p
+		}
+	}
+}
 
 // execIntrusive runs a user's Task. The header is the first field of
 // Task's first field, so the conversion is exact.
@@ -64,8 +116,13 @@ func Submit(p *pool.Pool, t *Task, opts ...SpawnOption) {
 		panic("forkjoin: Submit of a nil *Task")
 	}
 	s := schedulerOf(p)
-	t.prepareSubmit(s, submitPriority("Submit", opts))
-	s.submit(&t.st)
+	prio := submitPriority("Submit", opts)
+	t.prepareSubmit(s, prio)
+	if !s.tryInject(&t.st) {
+		t.done.Store(nil) // not submitted after all: Done is not kept waiting
+		s.refuse(prio, 1)
+	}
+	s.wakeForNew()
 }
 
 // Batch collects intrusive Tasks to submit together: one lock of the
@@ -136,7 +193,8 @@ func (t *Task) prepareSubmit(s *scheduler, prio Priority) {
 	if t.fn == nil {
 		panic("forkjoin: Submit of a Task without Init")
 	}
-	t.panic = nil
+	t.panic.Store(nil)
+	t.done.Store(taskUnderWay)
 	t.st.init(s, prio, nil, nil, (*submittedTask)(t))
 }
 
@@ -146,9 +204,14 @@ type submittedTask Task
 // run calls the Task's function.
 func (t *submittedTask) run(w *Worker) { t.fn(w, (*Task)(t)) }
 
-// over keeps the run's panic, if it failed with one, for Task.Panic.
+// over keeps the run's panic, if it failed with one, for Task.Panic, then
+// marks the submission over and closes Done's channel. Nothing of t is
+// touched after that: its owner may submit it again.
 func (t *submittedTask) over(_ *Worker, err error) {
 	if err != nil {
-		t.panic = asPanic(err)
+		t.panic.Store(asPanic(err))
+	}
+	if c := t.done.Swap(closedDone); c != taskUnderWay && c != closedDone && c != nil {
+		close(*c)
 	}
 }

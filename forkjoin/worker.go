@@ -207,5 +207,7 @@ func (w *Worker) ask() { atomic.StoreUintptr(&w.limit, 0) }
 func (w *Worker) clearAsked() { atomic.StoreUintptr(&w.limit, uintptr(len(w.forks))) }
 
 // taskPointer converts a header pointer back to the struct that starts
-// with it. Every container of a task keeps the header as its first field.
+// with it. Every container of a task keeps the header as its first field,
+// so the conversion of the result to the container's pointer type is
+// unsafe.Pointer's rule (1).
 func taskPointer(h *task) unsafe.Pointer { return unsafe.Pointer(h) }

@@ -91,7 +91,11 @@ func (c *CycleCheck[N]) Reset() {
 }
 
 // identical returns a function that reports whether two values of N have
-// the same bits outside padding.
+// the same bits outside padding. It reads a value's memory as bytes (or,
+// for 8 bytes of data, as one uint64): unsafe.Pointer's rule (1), the
+// bytes being no larger than the value and plain memory, and rule (3)
+// for the offsets, which stay inside the value (bitsOf). It only
+// compares: no pointer of N is kept as bits.
 func identical[N any]() func(a, b *N) bool {
 	size := unsafe.Sizeof(*new(N))
 	spans := dataSpans(reflect.TypeFor[N](), 0, nil)

@@ -13,7 +13,7 @@ import (
 // runPub is a pub's task: walk the child on this worker, unless its owner
 // took it back first.
 func runPub[N, H, R any](w *forkjoin.Worker, t *forkjoin.Task) {
-	p := (*pub[N, H, R])(unsafe.Pointer(t))
+	p := (*pub[N, H, R])(unsafe.Pointer(t)) // unsafe.Pointer rule (1): t is pub's first field
 	if !p.claim.CompareAndSwap(false, true) {
 		return // the owner walked it
 	}

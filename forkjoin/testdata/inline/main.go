@@ -1,6 +1,6 @@
 // Command inline is compiled by TestFutureForkInlines with -gcflags=-m, to
-// see that Fork.Start and Future.Join inline into a user's recursion with
-// a pointer argument (the fast path of a Future fork).
+// see that Future.Join inlines into a user's recursion with a pointer
+// argument (the fast path of a Future fork).
 package main
 
 import (
@@ -19,7 +19,7 @@ func sum(f *forkjoin.Fork[*node, int64], w *forkjoin.Worker, n *node) int64 {
 	if n == nil {
 		return 0
 	}
-	right := f.Start(w, n.right) // INLINE: Start
+	right := f.Start(w, n.right)
 	left := sum(f, w, n.left)
 	return n.value + left + right.Join(w) // INLINE: Join
 }
