@@ -263,9 +263,13 @@ func TestSeqLoopsEnd(t *testing.T) {
 // TestSeqLoopsStress runs many small ForSeq and ReduceSeq loops whose
 // producers are asked for work all the time, on pools of 2 to 4, so that
 // helpers start, take buffers, run dry and end, over and over (run it with
-// -race); every loop's result is checked.
+// -race); every loop's result is checked. Lent buffers rest behind only
+// 64 bytes of others here, so that they are reused within these small
+// loops.
 func TestSeqLoopsStress(t *testing.T) {
 	leakcheck.Check(t)
+	defer func(b uintptr) { seqCoolBytes = b }(seqCoolBytes)
+	seqCoolBytes = 64
 	rounds := 300
 	if testing.Short() || raceEnabled {
 		rounds = 60
