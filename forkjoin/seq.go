@@ -44,9 +44,10 @@ import (
 // ./bench -workloads loop/seq`). It pays from about 2 ns of work per
 // value on 2 participants.
 //
+// A buf above 0 fixes the buffer's size, up to 65536 values or 256 KiB.
 // With buf 0 the buffer starts at 16 values and doubles while filling and
-// processing one take under ~20 µs, up to 65536 values or 256 KiB, and
-// halves above ~200 µs: a request for work is answered within a buffer's
+// processing one take under ~20 µs, up to that size, and halves above
+// ~200 µs: a request for work is answered within a buffer's
 // time, the last buffers' imbalance stays under a millisecond, and the
 // hand-off of a buffer (a few atomic operations and clock reads) is spread
 // over many values when the body is cheap. While helpers run, a buffer a

@@ -130,8 +130,8 @@ type seqHelp struct {
 
 var seqHelperFork = NewFork(runSeqHelper)
 
-// init prepares c for a loop on w: buffers of buf elements (0: adaptive)
-// of elemSize bytes each.
+// init prepares c for a loop on w: buffers of buf elements (0: adaptive;
+// at most maxChunk either way) of elemSize bytes each.
 func (c *seqCore) init(w *Worker, buf int, elemSize uintptr) {
 	c.w = w
 	c.maxHelpers = w.Parallelism() - 1
@@ -142,7 +142,7 @@ func (c *seqCore) init(w *Worker, buf int, elemSize uintptr) {
 		c.maxChunk = max(1, min(chunkMax, int(seqMaxBytes/elemSize)))
 	}
 	if buf > 0 {
-		c.chunk = buf
+		c.chunk = min(buf, c.maxChunk)
 	} else {
 		c.adaptive = true
 		c.chunk = min(seqFirstChunk, c.maxChunk)
