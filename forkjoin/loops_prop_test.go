@@ -290,6 +290,17 @@ func TestSeqLoopsStress(t *testing.T) {
 				wp = w
 				buf := r % 7
 				ForSeq(w, seqOf(s, &wp, 1+r%5), buf, func(w *Worker, v string) { count.Add(int64(len(v))) })
+				if r%4 == 0 { // a slow body: lent buffers are filled again without resting
+					var slow atomic.Uint64
+					ForSeq(w, seqOf(s, &wp, 3), 0, func(w *Worker, v string) { slow.Add(spin(50 * len(v))) })
+					var want uint64
+					for _, v := range s {
+						want += spin(50 * len(v))
+					}
+					if slow.Load() != want {
+						t.Errorf("p %d round %d: the slow ForSeq summed %d, want %d", par, r, slow.Load(), want)
+					}
+				}
 				got = ReduceSeq(w, seqOf(s, &wp, 1+r%3), buf, func(w *Worker, v string) string { return v }, strCombine)
 				wp = nil
 			})

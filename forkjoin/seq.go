@@ -142,10 +142,14 @@ func (l *forSeqLoop[T]) run(w *Worker, b []T) int {
 // helper that read it holds its cache lines, and the producer's writes
 // would take each line back from the helper's core, one round trip per
 // line — on the 2-core VM of docs/BENCHMARKS.md that tripled the time to
-// fill a buffer (the body of ForSeq over 10^7 values took 42 ms instead of
-// 19). It joins the spares, and the producer takes the oldest spare only
-// once more than seqCoolBytes of them wait, by which time the helper's
-// cache holds other lines; until then it fills a new buffer.
+// fill a buffer (ForSeq over 10^7 values with a cheap body took 42 ms
+// instead of 19). It joins the spares, and the producer takes the oldest
+// spare only once more than seqCoolBytes of them wait, by which time the
+// helper's cache holds other lines; until then it fills a new buffer.
+// When the body takes longer than seqRestTime per value (as measured with
+// buf 0; with a fixed buf the buffers always rest), those round trips are
+// a small part of a buffer's time, and the buffer is filled again at once:
+// no spares, no new buffers.
 type seqBufs[T any] struct {
 	cur        []T
 	bufs       [][]T
@@ -168,12 +172,17 @@ func (b *seqBufs[T]) next(n int) []T {
 func (b *seqBufs[T]) seal(n int) { b.cur = b.cur[:n] }
 
 // lendCur puts the producer's buffer in slot s, whose buffer, lent before
-// and retired since, joins the spares; the producer goes on with the
-// oldest spare if enough have cooled, else with a new buffer.
-func (b *seqBufs[T]) lendCur(s int) {
+// and retired since, joins the spares if rest is set (else it becomes the
+// producer's buffer at once); the producer goes on with the oldest spare
+// if enough have rested, else with a new buffer.
+func (b *seqBufs[T]) lendCur(s int, rest bool) {
 	size := unsafe.Sizeof(*new(T))
 	old := b.bufs[s]
 	b.bufs[s], b.cur = b.cur, nil
+	if !rest {
+		b.cur = old[:0]
+		return
+	}
 	if cap(old) > 0 {
 		b.spare = append(b.spare, old[:0])
 		b.spareBytes += uintptr(cap(old)) * size

@@ -77,6 +77,10 @@ const (
 // a core's L2 cache as cpuid reads it, or 1 MiB if it reads none.
 var seqCoolBytes = uintptr(max(2*cpuid.CPU.Cache.L2, 1<<20))
 
+// seqRestTime is the body's time per value, in ns, from which a lent
+// buffer is filled again without resting (seqBufs).
+const seqRestTime = 16
+
 // seqCore is the part of a loop over an iter.Seq that does not depend on
 // the element type. The typed layer (seq.go) embeds it first and sets the
 // hooks.
@@ -91,15 +95,15 @@ type seqCore struct {
 	closed   atomic.Bool   // the producer has lent its last buffer
 
 	// The typed layer's hooks. tail records that the producer's buffer
-	// holds n values; lend swaps the producer's buffer with the (free)
-	// buffer of slot s; own runs the body over the producer's buffer, with
+	// holds n values; lend puts the producer's buffer in slot s, letting
+	// the slot's buffer rest if rest is set (seqBufs); own runs the body over the producer's buffer, with
 	// after the slot of the last buffer lent and not yet retired (-1:
 	// none), and returns its length; proc runs the body over lent buffer k
 	// and returns its length; retire is called by the producer, in order,
 	// for every lent buffer before its slot is reused (nil: nothing to
 	// do).
 	tail   func(n int)
-	lend   func(s int)
+	lend   func(s int, rest bool)
 	own    func(w *Worker, after int) int
 	proc   func(w *Worker, k int64) int
 	retire func(k int64)
@@ -173,7 +177,7 @@ func (c *seqCore) full(w *Worker) {
 	}
 	c.retireDone()
 	if c.running.Load() > 0 && c.produced.Load()-c.retired < c.nslot {
-		c.lend(c.slot(c.produced.Load()))
+		c.lend(c.slot(c.produced.Load()), c.elemTime.Load() < seqRestTime*1024)
 		c.produced.Add(1)
 	} else {
 		if c.running.Load() == 0 {
