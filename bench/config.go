@@ -85,6 +85,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("uneven", "50 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 50, Base: 200, Heavy: 20000, HeavyEvery: 10, Seed: 3}, 20),
 			graphWorkload(20, 2000), spawnWorkload(4, 500))
 		add(chainSuite(1280)...)
+		add(loopSuite(tinyLoop, tinyLoop)...)
 	case "quick":
 		add(treeSumWorkload(18), fibWorkload(30),
 			matrixWorkload("noop", 2, 1e4), matrixWorkload("hash", 8, 1e3),
@@ -96,6 +97,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("uneven", "500 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 500, Base: 2000, Heavy: 200000, HeavyEvery: 10, Seed: 3}, 50),
 			graphWorkload(200, 2000), spawnWorkload(10, 10000))
 		add(chainSuite(10000)...)
+		add(loopSuite(1e6, 1e5)...)
 	case "default":
 		add(treeSumWorkload(20), fibWorkload(32),
 			matrixWorkload("noop", 2, 1e4), matrixWorkload("noop", 8, 1e5),
@@ -107,6 +109,7 @@ func workloadsFor(mode string) []*Workload {
 		add(seedSuite()...)
 		add(spawnWorkload(10, 100000))
 		add(chainSuite(100000)...)
+		add(loopSuite(1e7, 1e6)...)
 	case "full":
 		add(treeSumWorkload(24), fibWorkload(35))
 		for _, m := range MatrixWork {
@@ -121,6 +124,7 @@ func workloadsFor(mode string) []*Workload {
 		add(seedSuite()...)
 		add(spawnWorkload(10, 100000))
 		add(chainSuite(100000)...)
+		add(loopSuite(1e7, 1e7)...)
 	}
 	return ws
 }
@@ -140,6 +144,7 @@ func seedSuite() []*Workload {
 var (
 	tinyTreeLevels = pick(raceEnabled, 8, 10)
 	tinyChain      = pick(raceEnabled, 300, 1000)
+	tinyLoop       = pick(raceEnabled, 3000, 20000)
 )
 
 func pick(cond bool, a, b int) int {

@@ -3,7 +3,8 @@
 // cut-off, errgroup, conc, ants, pond, and a pool with one global queue — on
 // built-in workloads: a tree sum and fib forking at every node, tree folds
 // with cheap and with busy nodes, wide and deep trees, sort, single small
-// runs, batches of independent tasks, a dependency graph and a spawn test.
+// runs, batches of independent tasks, a dependency graph, a spawn test, and
+// loops over a slice and over an iterator.
 //
 //	go run ./bench            # about a minute on 2 cores
 //	go run ./bench -quick     # about 15 s

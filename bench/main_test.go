@@ -215,7 +215,7 @@ func TestStrategiesAgree(t *testing.T) {
 				env.State, closeFn = s.Open(p)
 				defer closeFn()
 			}
-			if scratch != nil {
+			if w.needsScratch() {
 				inst.prepare(scratch)
 			}
 			return inst.finish(w.Kind, scratch, inst.exec(w.Kind, s, env, scratch))

@@ -84,6 +84,7 @@ type job struct {
 	warm    bool // one untimed run first
 	env     *Env
 	scratch []int64
+	prep    bool // prepare before every run (Workload.needsScratch)
 	reply   chan outcome
 }
 
@@ -114,12 +115,12 @@ func execute(s *Strategy, j job) (o outcome) {
 		}
 	}()
 	if j.warm {
-		if j.scratch != nil {
+		if j.prep {
 			j.inst.prepare(j.scratch)
 		}
 		j.inst.exec(j.kind, s, j.env, j.scratch)
 	}
-	if j.scratch != nil {
+	if j.prep {
 		j.inst.prepare(j.scratch)
 	}
 	var m0, m1 runtime.MemStats
@@ -486,7 +487,7 @@ func (h *harness) runOnce(c *Cell, w *Workload, inst *Instance, reps int, limit 
 		}
 		scratch = c.scratch[:len(inst.input)]
 	}
-	j := job{inst: inst, kind: w.Kind, reps: reps, warm: w.WarmEach, env: &c.env, scratch: scratch, reply: make(chan outcome, 1)}
+	j := job{inst: inst, kind: w.Kind, reps: reps, warm: w.WarmEach, env: &c.env, scratch: scratch, prep: w.needsScratch(), reply: make(chan outcome, 1)}
 	c.jobs <- j
 	t := time.NewTimer(limit)
 	defer t.Stop()

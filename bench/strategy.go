@@ -56,6 +56,10 @@ type Strategy struct {
 	Graph   func(env *Env, g *GraphProblem) uint64  // the graph's join result
 	Spawn   func(env *Env, sp *SpawnProblem) uint64 // number of tasks that ran
 	Chain   func(env *Env, cp *ChainProblem) uint64 // cp's combined messages
+
+	LoopEach func(env *Env, lp *LoopProblem)        // lp.out[i] = f(lp.in[i]) for every i
+	LoopSum  func(env *Env, lp *LoopProblem) uint64 // the sum of f(lp.in[i])
+	LoopSeq  func(env *Env, lp *LoopProblem) uint64 // the sum of f(v) over loopSeq(lp.N)
 }
 
 // families orders the rows of the table and the bars of the chart.

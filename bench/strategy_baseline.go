@@ -21,5 +21,10 @@ func init() {
 		},
 		Spawn: func(_ *Env, sp *SpawnProblem) uint64 { return spawnSeq(sp) },
 		Chain: func(_ *Env, cp *ChainProblem) uint64 { return chainSeq(cp) },
+		// The plain for loop over the slice; the range-over-func loop over
+		// the iterator.
+		LoopEach: func(_ *Env, lp *LoopProblem) { loopEachSeq(lp) },
+		LoopSum:  func(_ *Env, lp *LoopProblem) uint64 { return loopSumSeq(lp) },
+		LoopSeq:  func(_ *Env, lp *LoopProblem) uint64 { return loopSeqSeq(lp) },
 	})
 }

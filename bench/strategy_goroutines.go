@@ -31,6 +31,14 @@ func init() {
 			mergeSortCut(a, make([]int64, len(a)), env.Cutoff)
 		},
 	})
+	register(&Strategy{
+		Name:     "go-chunks",
+		Family:   "goroutines",
+		Desc:     "loops: P goroutines, one contiguous chunk of the slice each; for an iter.Seq, batches of 1024 values on a channel to P goroutines",
+		LoopEach: loopEachChunks,
+		LoopSum:  loopSumChunks,
+		LoopSeq:  loopSeqChan,
+	})
 }
 
 func treeSumCut(n *Node, cut int) int64 {

@@ -19,6 +19,9 @@ const (
 	KindGraph
 	KindSpawn
 	KindChain
+	KindLoopEach
+	KindLoopSum
+	KindLoopSeq
 )
 
 // Nesting classes: how a workload's forks nest, which decides whether a
@@ -69,6 +72,7 @@ type Instance struct {
 	graph *GraphProblem
 	spawn *SpawnProblem
 	chain *ChainProblem
+	loop  *LoopProblem
 }
 
 // supports reports whether s implements the instance's workload.
@@ -90,6 +94,12 @@ func (w *Workload) supports(s *Strategy) bool {
 		return s.Spawn != nil
 	case KindChain:
 		return s.Chain != nil
+	case KindLoopEach:
+		return s.LoopEach != nil
+	case KindLoopSum:
+		return s.LoopSum != nil
+	case KindLoopSeq:
+		return s.LoopSeq != nil
 	}
 	return false
 }
@@ -119,18 +129,35 @@ func (in *Instance) exec(kind Kind, s *Strategy, env *Env, scratch []int64) uint
 		return s.Spawn(env, in.spawn)
 	case KindChain:
 		return s.Chain(env, in.chain)
+	case KindLoopEach:
+		s.LoopEach(env, in.loop)
+		return 0
+	case KindLoopSum:
+		return s.LoopSum(env, in.loop)
+	case KindLoopSeq:
+		return s.LoopSeq(env, in.loop)
 	}
 	panic("bench: unknown workload kind")
 }
 
-// needsScratch reports whether every run needs fresh input (sort).
-func (w *Workload) needsScratch() bool { return w.Kind == KindSort }
+// needsScratch reports whether every run needs fresh input (sort) or a
+// cleared output (the each-loop), and its result is computed by finish.
+func (w *Workload) needsScratch() bool { return w.Kind == KindSort || w.Kind == KindLoopEach }
 
-func (in *Instance) prepare(scratch []int64) { copy(scratch, in.input) }
+func (in *Instance) prepare(scratch []int64) {
+	if in.loop != nil {
+		clear(in.loop.out)
+		return
+	}
+	copy(scratch, in.input)
+}
 
 func (in *Instance) finish(kind Kind, scratch []int64, r uint64) uint64 {
-	if kind == KindSort {
+	switch kind {
+	case KindSort:
 		return sortResult(scratch)
+	case KindLoopEach:
+		return in.loop.outHash()
 	}
 	return r
 }

@@ -25,6 +25,44 @@ func ExampleForEach() {
 	// Output: [15 30 45 60]
 }
 
+// For a body of a few nanoseconds, write ForEach's loop over a range with
+// For: the compiler then compiles the body into the loop, where ForEach
+// calls it through a function value for every element.
+func ExampleForEach_perRange() {
+	prices := []float64{10, 20, 30, 40}
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			forkjoin.For(w, len(prices), 0, func(w *forkjoin.Worker, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					prices[i] *= 1.5
+				}
+			})
+		})
+	})
+	fmt.Println(prices)
+	// Output: [15 30 45 60]
+}
+
+// MapReduce's per-range form is Reduce: the leaf maps and combines a
+// range in a plain loop, and only the ranges' results go through combine.
+func ExampleMapReduce_perRange() {
+	values := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	var sumSquares int
+	pool.With(2, func(p *pool.Pool) {
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			sumSquares = forkjoin.Reduce(w, len(values), 0, func(w *forkjoin.Worker, lo, hi int) int {
+				s := 0
+				for _, v := range values[lo:hi] {
+					s += v * v
+				}
+				return s
+			}, func(a, b int) int { return a + b })
+		})
+	})
+	fmt.Println(sumSquares)
+	// Output: 173
+}
+
 // MapReduce keeps the slice's order: concatenation is associative but not
 // commutative.
 func ExampleMapReduce() {
