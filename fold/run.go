@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 	"github.com/forkjoin-go/forkjoin/tree"
@@ -35,7 +36,13 @@ import (
 func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Run", f, g)
 	var res R
-	forkjoin.Run(p, func(w *forkjoin.Worker) { res = runOn(w, f, g, root) })
+	err := core.Run(nil, p, "fold.Run", func(w *forkjoin.Worker) error {
+		res = runOn(w, f, g, root)
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
 	return res
 }
 
@@ -73,8 +80,14 @@ func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g t
 		panic("fold: RunCtx with a nil context")
 	}
 	mustCheck("fold.RunCtx", f, g)
+	return runCtx(ctx, p, "fold.RunCtx", f, g, root)
+}
+
+// runCtx is RunCtx for the entry point name (the name of the run in
+// execution traces).
+func runCtx[N, H, R any](ctx context.Context, p *pool.Pool, name string, f Fold[N, H, R], g tree.Treeish[N], root N) (R, error) {
 	var res R
-	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	err := core.Run(ctx, p, name, func(w *forkjoin.Worker) error {
 		res = runOn(w, f, g, root)
 		return nil
 	})
@@ -117,7 +130,7 @@ func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], 
 			return r
 		},
 	}
-	r, err := RunCtx(ctx, p, lifted, g, root)
+	r, err := runCtx(ctx, p, "fold.RunErr", lifted, g, root)
 	if err != nil {
 		var pe *forkjoin.PanicError
 		if errors.As(err, &pe) {

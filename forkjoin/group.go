@@ -85,12 +85,25 @@ func NewGroup(ctx context.Context, p *pool.Pool) (*Group, context.Context) {
 	}
 	s := schedulerOf(p)
 	g := &Group{}
-	inner, cancel := context.WithCancelCause(ctx)
+	// Observed (observe.go) if ctx carries labels or a trace is being
+	// recorded: then the group is a trace task, which its context
+	// carries, and its tasks' context is the observed group context.
+	obs, _ := observe(ctx, "forkjoin.Group", true).(*observed)
+	base := ctx
+	if obs != nil {
+		base = obs.Context
+	}
+	inner, cancel := context.WithCancelCause(base)
 	g.ctx = groupContext{inner, g}
+	var tasks context.Context = &g.ctx
+	if obs != nil {
+		obs.Context = &g.ctx
+		tasks = obs
+	}
 	sp := &g.sp
 	sp.fam.init(familyIn(ctx, s))
 	sp.fam.scope = sp
-	sp.sched, sp.ctx, sp.cancel, sp.group = s, &g.ctx, cancel, true
+	sp.sched, sp.ctx, sp.cancel, sp.group = s, tasks, cancel, true
 	sp.pending.Add(1) // counted out by Wait
 	return g, &g.ctx
 }
@@ -250,6 +263,7 @@ func (g *Group) Wait() error {
 		})
 	}
 	sp.cancel(errGroupOver)
+	endTrace(sp.ctx)
 	return sp.err()
 }
 

@@ -17,6 +17,7 @@ func init() {
 		RecordPanic:    (*Worker).recordPanic,
 		Local:          (*Worker).local,
 	}, (*Worker).push)
+	core.RegisterRun(run)
 }
 
 // push is core.Push: it makes t available to the other participants of

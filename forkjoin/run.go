@@ -126,7 +126,7 @@ func Run(p *pool.Pool, fn func(w *Worker)) {
 	if fn == nil {
 		panic("forkjoin: Run with a nil function")
 	}
-	err := run(nil, p, func(w *Worker) error {
+	err := run(nil, p, "forkjoin.Run", func(w *Worker) error {
 		fn(w)
 		return nil
 	})
@@ -146,19 +146,27 @@ func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 	if fn == nil {
 		panic("forkjoin: RunCtx with a nil function")
 	}
-	return run(ctx, p, fn)
+	return run(ctx, p, "forkjoin.RunCtx", fn)
 }
 
-func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
-	return runOn(ctx, schedulerOf(p), fn)
+// run runs fn as the root of a run on p, with ctx (nil for none), for the
+// entry point name (observe.go).
+func run(ctx context.Context, p *pool.Pool, name string, fn func(w *Worker) error) error {
+	s := schedulerOf(p)
+	return runOn(observe(ctx, name, true), s, fn)
 }
 
 // runOn is run on a scheduler already found: Handle.Wait's, whose pool
 // may have been closed since its task ended (then its look finds the task
 // over at once).
+//
+// ctx, if observed (observe.go), is the caller's: its labels are taken as
+// the calling goroutine's, its region spans the caller's share, and its
+// trace task, if any, ends with the run.
 func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
+			endTrace(ctx)
 			return err
 		}
 	}
@@ -166,6 +174,11 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	r := &runState{ctx: ctx, sched: s}
 	w := s.acquireCaller()
 	w.run = r
+	home, _ := ctx.(*observed)
+	w.startCaller(home)
+	if home != nil {
+		defer home.end(home.startRegion())
+	}
 	if s.maxWorkers > 0 {
 		w.ask() // publish the first fork: it wakes a worker
 	}
