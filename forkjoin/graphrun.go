@@ -117,8 +117,10 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	// The nodes' context, observed (observe.go) if ctx carries labels or
 	// a trace is being recorded; the caller's run has its labels and
 	// trace task but not its cancellation (nodeErrors reports that).
-	nodes := observe(ctx, "forkjoin.Graph", true)
-	defer endTrace(nodes)
+	nodes, task := observe(ctx, "forkjoin.Graph", true)
+	if task != nil {
+		defer task.End()
+	}
 	ts := g.initTasks(nodes, s, ctxDone)
 	launched = true
 	var caller context.Context = context.Background()

@@ -18,7 +18,7 @@ package forkjoin
 // if an execution trace was being recorded when it began: its entry point
 // looks once (observe) and then wraps the run's context in an *observed,
 // which Worker.Context returns and which passes everything on to the
-// context it wraps. The rest compares pointers: a participant remembers
+// context it wraps; the entry point ends the run's trace task. The rest compares pointers: a participant remembers
 // the observed run whose labels and region its goroutine carries
 // (Worker.obsNow), and each task it takes from a queue (execute) compares
 // the task's run with it, switching only when they differ. Forks that
@@ -56,13 +56,12 @@ import (
 // tasks: the run's context, with what its work shows in profiles and
 // traces (see the file comment).
 type observed struct {
-	// Context is the run's context, with its trace task when it has one:
-	// what Worker.Context returns.
+	// Context is the run's context, with the run's trace task when it has
+	// one: what Worker.Context returns.
 	context.Context
-	labels *labelSet   // the labels the run's work carries; nil for none
-	name   string      // the entry point, the regions' name
-	traced bool        // regions are recorded: a trace was on when the run began
-	task   *trace.Task // the run's trace task, ended by the entry point; nil if none
+	labels *labelSet // the labels the run's work carries; nil for none
+	name   string    // the entry point, the regions' name
+	traced bool      // regions are recorded: a trace was on when the run began
 }
 
 // labelSet holds a context whose pprof labels a run's work carries. One
@@ -71,34 +70,36 @@ type observed struct {
 type labelSet struct{ ctx context.Context }
 
 // observe returns the context of a run, or of a spawned task, that the
-// entry point name begins with ctx (nil for none): an *observed if ctx
-// carries pprof labels or a trace is being recorded, ctx itself otherwise.
-// With task set it makes the run a trace task of its own, which whoever
-// ends the run ends (endTrace).
-func observe(ctx context.Context, name string, task bool) context.Context {
+// entry point name begins with ctx (nil for none): a new *observed if ctx
+// carries pprof labels or a trace is being recorded, ctx itself
+// otherwise. With withTask set and a trace on, the observed context
+// carries a new trace task of the run, which observe returns for the
+// caller to end when the run is over.
+func observe(ctx context.Context, name string, withTask bool) (context.Context, *trace.Task) {
 	traced := trace.IsEnabled()
 	var ls *labelSet
 	if ctx != nil {
 		ls = labelsOf(ctx)
 	}
 	if ls == nil && !traced {
-		return ctx
+		return ctx, nil
 	}
 	o := &observed{Context: ctx, labels: ls, name: name, traced: traced}
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	if traced && task {
-		o.Context, o.task = trace.NewTask(o.Context, name)
+	var task *trace.Task
+	if traced && withTask {
+		o.Context, task = trace.NewTask(o.Context, name)
 	}
-	return o
+	return o, task
 }
 
 // observeIn returns ctx as the context of tasks spawned with it inside a
 // run or scope whose context is parent: observed with ctx's labels, or
 // parent's if ctx carries none, and with parent's regions; ctx itself if
-// neither is observed. name names the regions when parent is not observed.
-func observeIn(ctx, parent context.Context, name string) context.Context {
+// neither is observed.
+func observeIn(ctx, parent context.Context) context.Context {
 	if _, ok := ctx.(*observed); ok {
 		return ctx
 	}
@@ -107,7 +108,7 @@ func observeIn(ctx, parent context.Context, name string) context.Context {
 	if ls == nil && po == nil {
 		return ctx
 	}
-	o := &observed{Context: ctx, labels: ls, name: name}
+	o := &observed{Context: ctx, labels: ls}
 	if po != nil {
 		if ls == nil {
 			o.labels = po.labels
@@ -144,15 +145,8 @@ func observedOf(r *runState) *observed {
 	return o
 }
 
-// endTrace ends the trace task of ctx, if it is observed and has one.
-func endTrace(ctx context.Context) {
-	if o, ok := ctx.(*observed); ok && o.task != nil {
-		o.task.End()
-	}
-}
-
 // startRegion opens the region of a caller's share of the run, if o is
-// traced, for end.
+// traced; nil otherwise.
 func (o *observed) startRegion() *trace.Region {
 	if !o.traced {
 		return nil
@@ -160,13 +154,10 @@ func (o *observed) startRegion() *trace.Region {
 	return trace.StartRegion(o, o.name)
 }
 
-// end ends the caller's region r (if not nil) and the run's trace task.
-func (o *observed) end(r *trace.Region) {
+// endRegion ends r, a region startRegion opened, if not nil.
+func endRegion(r *trace.Region) {
 	if r != nil {
 		r.End()
-	}
-	if o.task != nil {
-		o.task.End()
 	}
 }
 

@@ -153,7 +153,11 @@ func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 // entry point name (observe.go).
 func run(ctx context.Context, p *pool.Pool, name string, fn func(w *Worker) error) error {
 	s := schedulerOf(p)
-	return runOn(observe(ctx, name, true), s, fn)
+	ctx, task := observe(ctx, name, true)
+	if task != nil {
+		defer task.End()
+	}
+	return runOn(ctx, s, fn)
 }
 
 // runOn is run on a scheduler already found: Handle.Wait's, whose pool
@@ -161,12 +165,10 @@ func run(ctx context.Context, p *pool.Pool, name string, fn func(w *Worker) erro
 // over at once).
 //
 // ctx, if observed (observe.go), is the caller's: its labels are taken as
-// the calling goroutine's, its region spans the caller's share, and its
-// trace task, if any, ends with the run.
+// the calling goroutine's, and its region spans the caller's share.
 func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
-			endTrace(ctx)
 			return err
 		}
 	}
@@ -177,7 +179,7 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	home, _ := ctx.(*observed)
 	w.startCaller(home)
 	if home != nil {
-		defer home.end(home.startRegion())
+		defer endRegion(home.startRegion())
 	}
 	if s.maxWorkers > 0 {
 		w.ask() // publish the first fork: it wakes a worker

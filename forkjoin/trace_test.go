@@ -163,3 +163,43 @@ func TestUntracedContextIsTheCallers(t *testing.T) {
 		}
 	})
 }
+
+// A trace that stops during a run leaves the run's context alone: a Group
+// or a run made from it inside the run has a context of its own, and the
+// run's trace task ends when the run does.
+func TestTraceStoppedInsideRun(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(2)
+	defer p.Close()
+	if err := trace.Start(&bytes.Buffer{}); err != nil {
+		t.Skipf("cannot trace: %v", err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			trace.Stop()
+		}
+	}()
+	if err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+		trace.Stop()
+		stopped = true
+		outer := w.Context()
+		g, gctx := forkjoin.NewGroup(outer, p)
+		g.Go(func() error { return nil })
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		if gctx.Err() == nil {
+			t.Error("the group's context is not cancelled after Wait")
+		}
+		if err := forkjoin.RunCtx(outer, p, func(*forkjoin.Worker) error { return nil }); err != nil {
+			return err
+		}
+		if w.Context() != outer || outer.Err() != nil {
+			t.Errorf("the run's context changed or was cancelled: %v, err %v", w.Context(), w.Context().Err())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

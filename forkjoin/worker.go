@@ -181,7 +181,10 @@ func (w *Worker) Cancelled() bool {
 }
 
 // Context returns the context of the current run (context.Background for
-// Run).
+// Run). While an execution trace is recorded, or if the run's context
+// carries pprof labels, it is a context derived from that one, which also
+// carries the run's trace task (see docs/observability.md): pass it on to
+// a nested run to keep both.
 func (w *Worker) Context() context.Context {
 	if w.run == nil || w.run.ctx == nil {
 		return context.Background()
