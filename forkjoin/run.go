@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"runtime/trace"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
@@ -153,6 +154,16 @@ func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 // entry point name (observe.go).
 func run(ctx context.Context, p *pool.Pool, name string, fn func(w *Worker) error) error {
 	s := schedulerOf(p)
+	if ctx == nil && !trace.IsEnabled() {
+		return runOn(nil, s, fn) // nothing to observe: one load
+	}
+	return runObserved(ctx, s, name, fn)
+}
+
+// runObserved is run with a context, or while a trace is recorded: the
+// run's context is observed if it carries labels or a trace is on, and its
+// trace task ends with it.
+func runObserved(ctx context.Context, s *scheduler, name string, fn func(w *Worker) error) error {
 	ctx, task := observe(ctx, name, true)
 	if task != nil {
 		defer task.End()
