@@ -36,7 +36,13 @@ import (
 func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) R {
 	mustCheck("fold.Run", f, g)
 	var res R
-	forkjoin.Run(p, func(w *forkjoin.Worker) { res = runOn(w, f, g, root) })
+	err := core.Run(nil, p, "fold.Run", func(w *forkjoin.Worker) error {
+		res = runOn(w, f, g, root)
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
 	return res
 }
 
@@ -68,8 +74,14 @@ func RunCtx[N, H, R any](ctx context.Context, p *pool.Pool, f Fold[N, H, R], g t
 		panic("fold: RunCtx with a nil context")
 	}
 	mustCheck("fold.RunCtx", f, g)
+	return runCtx(ctx, p, "fold.RunCtx", f, g, root)
+}
+
+// runCtx is RunCtx for the entry point name (the name of the run in
+// execution traces).
+func runCtx[N, H, R any](ctx context.Context, p *pool.Pool, name string, f Fold[N, H, R], g tree.Treeish[N], root N) (R, error) {
 	var res R
-	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	err := core.Run(ctx, p, name, func(w *forkjoin.Worker) error {
 		res = runOn(w, f, g, root)
 		return nil
 	})
@@ -90,7 +102,7 @@ func RunErr[N, H, R any](ctx context.Context, p *pool.Pool, f FoldErr[N, H, R], 
 	}
 	mustCheckErr("fold.RunErr", f, g)
 	var res R
-	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	err := core.Run(ctx, p, "fold.RunErr", func(w *forkjoin.Worker) error {
 		res = runErrOn(w, f, g, root)
 		return nil
 	})

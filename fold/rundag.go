@@ -115,7 +115,7 @@ func RunDAG[N, H, R any, K comparable](ctx context.Context, p *pool.Pool, f Fold
 	d := &dagRun[N, H, R, K]{f: f, g: g, key: key,
 		discoverFn: discoverTask[N, H, R, K], foldFn: foldTask[N, H, R, K]}
 	var res R
-	err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	err := core.Run(ctx, p, "fold.RunDAG", func(w *forkjoin.Worker) error {
 		return d.run(w, root, &res)
 	})
 	if err != nil {

@@ -82,7 +82,7 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 
 // due is the look before each node of a fold that has a run (s.w): it
 // reports whether the fold must call checkRun, which is when the run was
-// cancelled (one load: the run's flag, core.Run.CancelledFlag) or, every
+// cancelled (one load: the run's flag, core.RunControl.CancelledFlag) or, every
 // ctxEvery nodes, to look at the run's context. The core learns of a done
 // context from a goroutine of the context's, which may wait for a
 // processor; the look at the context itself bounds that wait. (The call

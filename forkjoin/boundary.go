@@ -15,6 +15,7 @@ package forkjoin
 
 import (
 	"runtime"
+	"runtime/trace"
 )
 
 // unwinding is the panic value the core uses to unwind a cancelled run's
@@ -40,6 +41,9 @@ func (w *Worker) execute(t *task) {
 	run := t.run
 	w.run = run
 	w.setFam(run)
+	if o := observedOf(run); o != w.obsNow {
+		w.switchObs(o, &end) // observe.go
+	}
 	mark := w.forkTop
 	// The private forks below mark belong to the frames this task
 	// interrupts (a Wait, say), possibly of another run: the requests
@@ -66,6 +70,11 @@ type taskEnd struct {
 	saved    *runState
 	savedPub int
 	over     bool
+	// switched: execute switched the goroutine's labels and region for
+	// the task (observe.go), from obs's, and opened region, if not nil.
+	switched bool
+	obs      *observed
+	region   *trace.Region
 }
 
 // endTask ends t for execute: the worker goes back to the interrupted run,
@@ -73,6 +82,9 @@ type taskEnd struct {
 func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 	e.over = true
 	w.run = e.saved
+	if e.switched {
+		w.restoreObs(e)
+	}
 	w.published = e.savedPub
 	if e.saved != nil && e.saved.cancelled.Load() {
 		w.ask() // let the frames below notice at their next fork

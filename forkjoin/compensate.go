@@ -68,8 +68,10 @@ package forkjoin
 // producer sees running = false (and arms).
 
 import (
+	"context"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -346,6 +348,10 @@ func (s *scheduler) startCompensators(k int, victims []*Worker) {
 func (s *scheduler) compensator(w *Worker, t *task, victims []*Worker) {
 	c := &s.comp
 	defer c.wg.Done()
+	// A goroutine inherits its creator's labels: a compensator carries
+	// none but those of the runs whose tasks it runs (observe.go).
+	pprof.SetGoroutineLabels(context.Background())
+	w.startOwned()
 	w.prepareCaller()
 	w.goid.Store(goroutine.ID())
 	w.beat.Store(1) // it has finished nothing yet: no progress to show
@@ -469,4 +475,7 @@ func (w *Worker) settleTop() {
 	}
 	w.standing, w.armed = false, false
 	w.publishTasks()
+	if w.obsNow != nil {
+		w.leaveObs() // no run's labels or region while it looks for work (observe.go)
+	}
 }

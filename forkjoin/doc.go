@@ -63,6 +63,13 @@
 // and its Scopes' tasks, become garbage as soon as the caller drops them
 // (a task spawned with a Handle lives until it has run).
 //
+// Runs show up in Go's own tools: the work a run's participants do carries
+// the pprof labels of the run's context (RunCtx, a Group's context, Spawn
+// WithContext, ...; use them inside pprof.Do), and with an execution trace
+// on, each run is a trace task named after its entry point with a region
+// per goroutine's share. pool.Stats gives the counters. See
+// docs/observability.md.
+//
 // See docs/architecture.md for how it works and docs/BENCHMARKS.md for what
 // it costs.
 package forkjoin
@@ -107,6 +114,7 @@ package forkjoin
 //   - graph.go, graphrun.go: Graph, built then run.
 //
 // Edges.
+//   - observe.go: pprof labels and trace regions of a run's work.
 //   - panic.go: PanicError. misuse*.go, closecheck.go: catching a Worker
 //     used by the wrong goroutine and Close from inside the pool.
 //   - plumbing.go: what packages built on the core (internal/walk, fold)

@@ -87,7 +87,7 @@ func (s *scheduler) drain() {
 		}
 		if s.maxWorkers == 0 || s.pool.WorkersAlive() == 0 || s.helpWanted.Load() {
 			// Nobody else may run them: take part until they are done.
-			_ = run(nil, s.pool, func(w *Worker) error {
+			_ = run(nil, s.pool, "pool.Close", func(w *Worker) error {
 				w.helpUntil(func() bool { return s.pending.Load() == 0 }, nil, famAny)
 				return nil
 			})

@@ -114,9 +114,20 @@ func (g *Graph) RunCtx(ctx context.Context, p *pool.Pool) error {
 	g.resetNodes(first)
 	g.fam.init(familyIn(ctx, s))
 	ctxDone := ctx.Done() != nil
-	ts := g.initTasks(ctx, s, ctxDone)
+	// The nodes' context, observed (observe.go) if ctx carries labels or
+	// a trace is being recorded; the caller's run has its labels and
+	// trace task but not its cancellation (nodeErrors reports that).
+	nodes, task := observe(ctx, "forkjoin.Graph", true)
+	if task != nil {
+		defer task.End()
+	}
+	ts := g.initTasks(nodes, s, ctxDone)
 	launched = true
-	err := RunCtx(context.Background(), p, func(w *Worker) error {
+	var caller context.Context = context.Background()
+	if o, ok := nodes.(*observed); ok {
+		caller = &observed{Context: context.WithoutCancel(o), labels: o.labels, name: o.name, traced: o.traced}
+	}
+	err := runOn(caller, s, func(w *Worker) error {
 		g.runSources(w, s, ts)
 		w.waitFam(&g.done, &g.fam)
 		return nil

@@ -19,6 +19,7 @@ package forkjoin
 import (
 	"context"
 	"errors"
+	"runtime/trace"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/internal/goroutine"
@@ -51,6 +52,7 @@ type Group struct {
 	sp     Spawner
 	ctx    groupContext
 	waited atomic.Bool
+	trace  *trace.Task // the group's trace task, if a trace was on at NewGroup (observe.go)
 }
 
 // groupContext is the context a Group's tasks see: the cancellable
@@ -85,12 +87,24 @@ func NewGroup(ctx context.Context, p *pool.Pool) (*Group, context.Context) {
 	}
 	s := schedulerOf(p)
 	g := &Group{}
-	inner, cancel := context.WithCancelCause(ctx)
+	// Observed (observe.go) if ctx carries labels or a trace is being
+	// recorded: then the group is a trace task, which its context
+	// carries, and its tasks' context is the group's, observed.
+	ls, traced := labelsOf(ctx), trace.IsEnabled()
+	base := ctx
+	if traced {
+		base, g.trace = trace.NewTask(ctx, "forkjoin.Group")
+	}
+	inner, cancel := context.WithCancelCause(base)
 	g.ctx = groupContext{inner, g}
+	var tasks context.Context = &g.ctx
+	if ls != nil || traced {
+		tasks = &observed{Context: &g.ctx, labels: ls, name: "forkjoin.Group", traced: traced}
+	}
 	sp := &g.sp
 	sp.fam.init(familyIn(ctx, s))
 	sp.fam.scope = sp
-	sp.sched, sp.ctx, sp.cancel, sp.group = s, &g.ctx, cancel, true
+	sp.sched, sp.ctx, sp.cancel, sp.group = s, tasks, cancel, true
 	sp.pending.Add(1) // counted out by Wait
 	return g, &g.ctx
 }
@@ -250,6 +264,9 @@ func (g *Group) Wait() error {
 		})
 	}
 	sp.cancel(errGroupOver)
+	if g.trace != nil {
+		g.trace.End()
+	}
 	return sp.err()
 }
 

@@ -51,7 +51,8 @@ func Spawn[T any](p *pool.Pool, fn func(w *Worker) (T, error), opts ...SpawnOpti
 	c := spawnOptions(opts)
 	h := &Handle[T]{fn: fn}
 	h.fam.init(familyIn(c.ctx, s))
-	h.st.init(s, c.prio, &h.fam, c.ctx, h)
+	ctx, _ := observe(c.ctx, "forkjoin.Spawn", false) // observe.go
+	h.st.init(s, c.prio, &h.fam, ctx, h)
 	s.submit(&h.st)
 	return h
 }

@@ -121,6 +121,7 @@ func (s *scheduler) releaseCaller(w *Worker) {
 	}
 	w.publishTasks()
 	w.dropStale() // nothing of the run stays reachable from the pool
+	w.dropObs()
 	if w.goid.Load() != 0 {
 		w.goid.Store(0) // its next user may be another goroutine
 	}
@@ -192,6 +193,7 @@ func (s *scheduler) retireWorker(w *Worker) {
 	}
 	w.publishTasks()
 	w.dropStale()
+	w.dropObs()
 	w.goid.Store(0)
 	w.inUse.Store(false)
 	w.standing, w.armed = false, false
@@ -312,6 +314,8 @@ func (s *scheduler) AddStats(st *pool.Stats) {
 	addCounters(st, &st.Callers, s.retired.counters.snapshot(), s.retired.spawn.addStats(st))
 	s.mu.Unlock()
 	s.spawned.addStats(st)
+	st.CompensatorsStarted = s.comp.started.Load()
+	st.CompensatorsAlive = int(s.comp.alive.Load())
 }
 
 // addCounters adds one participant's (or the retired ones') counters c and

@@ -19,9 +19,10 @@ func init() {
 		Requested:      (*Worker).requested,
 		RequestPending: (*Worker).requestPending,
 		RecordPanic:    (*Worker).recordPanic,
-		RunOf:          func(w *Worker) core.Run { return w.run },
+		RunOf:          func(w *Worker) core.RunControl { return w.run },
 		Local:          (*Worker).local,
 	}, (*Worker).push)
+	core.RegisterRun(run)
 }
 
 // push is core.Push: it makes t available to the other participants of
@@ -98,11 +99,11 @@ func (w *Worker) recordPanic(v any) {
 	w.run.recovered(v)
 }
 
-// Cancel is core.Run's: it cancels the run from any goroutine, as
+// Cancel is core.RunControl's: it cancels the run from any goroutine, as
 // Worker.Cancel does from the run's own.
 func (r *runState) Cancel(err error) { r.cancel(err) }
 
-// CancelledFlag is core.Run's: the run's cancelled flag (cancel sets it
+// CancelledFlag is core.RunControl's: the run's cancelled flag (cancel sets it
 // before it asks the participants).
 func (r *runState) CancelledFlag() *atomic.Bool { return &r.cancelled }
 

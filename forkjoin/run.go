@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"runtime/trace"
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
@@ -126,7 +127,7 @@ func Run(p *pool.Pool, fn func(w *Worker)) {
 	if fn == nil {
 		panic("forkjoin: Run with a nil function")
 	}
-	err := run(nil, p, func(w *Worker) error {
+	err := run(nil, p, "forkjoin.Run", func(w *Worker) error {
 		fn(w)
 		return nil
 	})
@@ -146,17 +147,37 @@ func RunCtx(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
 	if fn == nil {
 		panic("forkjoin: RunCtx with a nil function")
 	}
-	return run(ctx, p, fn)
+	return run(ctx, p, "forkjoin.RunCtx", fn)
 }
 
-func run(ctx context.Context, p *pool.Pool, fn func(w *Worker) error) error {
-	return runOn(ctx, schedulerOf(p), fn)
+// run runs fn as the root of a run on p, with ctx (nil for none), for the
+// entry point name (observe.go).
+func run(ctx context.Context, p *pool.Pool, name string, fn func(w *Worker) error) error {
+	s := schedulerOf(p)
+	if ctx == nil && !trace.IsEnabled() {
+		return runOn(nil, s, fn) // nothing to observe: one load
+	}
+	return runObserved(ctx, s, name, fn)
+}
+
+// runObserved is run with a context, or while a trace is recorded: the
+// run's context is observed if it carries labels or a trace is on, and its
+// trace task ends with it.
+func runObserved(ctx context.Context, s *scheduler, name string, fn func(w *Worker) error) error {
+	ctx, task := observe(ctx, name, true)
+	if task != nil {
+		defer task.End()
+	}
+	return runOn(ctx, s, fn)
 }
 
 // runOn is run on a scheduler already found: Handle.Wait's, whose pool
 // may have been closed since its task ended (then its look finds the task
 // over at once). It is never inlined: Close looks for its frames
 // (onRunStack).
+//
+// ctx, if observed (observe.go), is the caller's: its labels are taken as
+// the calling goroutine's, and its region spans the caller's share.
 //
 //go:noinline
 func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
@@ -169,6 +190,11 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	r := &runState{ctx: ctx, sched: s}
 	w := s.acquireCaller()
 	w.run = r
+	home, _ := ctx.(*observed)
+	w.startCaller(home)
+	if home != nil {
+		defer endRegion(home.startRegion())
+	}
 	if s.maxWorkers > 0 {
 		w.ask() // publish the first fork: it wakes a worker
 	}

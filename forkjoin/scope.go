@@ -83,7 +83,8 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	if fn == nil {
 		panic("forkjoin: Scope with a nil function")
 	}
-	sp := &Spawner{sched: w.sched, ctx: ctx, ctxDone: ctx.Done() != nil}
+	// The scope's tasks carry ctx's labels, or the run's (observe.go).
+	sp := &Spawner{sched: w.sched, ctx: observeIn(ctx, w.run.ctx), ctxDone: ctx.Done() != nil}
 	sp.fam.init(familyOf(w))
 	sp.fam.scope = sp
 	sp.pending.Add(1) // fn itself
@@ -183,7 +184,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 		c.prio.check()
 		ctx, ctxDone := sp.ctx, sp.ctxDone
 		if c.ctx != nil {
-			ctx, ctxDone = c.ctx, c.ctx.Done() != nil
+			ctx, ctxDone = observeIn(c.ctx, sp.ctx), c.ctx.Done() != nil
 		}
 		prio = c.prio
 		t.st.prio, t.st.ctxDone = prio, ctxDone

@@ -92,6 +92,7 @@ func (w *Worker) leaveOnGoexit() {
 	w.clearAsked()
 	w.standing, w.armed = false, false
 	w.dropStale()
+	w.dropObs()     // the replacement goroutine starts with no labels
 	w.goid.Store(0) // the replacement goroutine sets its own
 	w.sched.state.Add(^uint64(activeOne - 1))
 	w.sched.wakeCheckQuiet()

@@ -10,6 +10,7 @@ package forkjoin
 
 import (
 	"context"
+	"runtime/trace"
 	"sync/atomic"
 	"unsafe"
 
@@ -47,6 +48,9 @@ type Worker struct {
 	standing, armed bool
 	run             *runState
 	sched           *scheduler
+	// obsNow is the observed run whose labels and trace region the
+	// participant's goroutine carries (observe.go), nil for none.
+	obsNow *observed
 
 	_ cacheline.Pad
 	// limit is the poll flag and the capacity of forks in one word, read
@@ -100,6 +104,13 @@ type Worker struct {
 	rng       uint64
 	counters  workerCounters
 	tasksRun  int64 // tasks run and not yet in counters.tasks (see publishTasks)
+	// Observation state besides obsNow (observe.go), owner-only:
+	// labelsNow, the labels set on the goroutine (nil for none); region,
+	// the trace region open at the top level; ownLabels, whether the
+	// participant may set its goroutine's labels.
+	labelsNow *labelSet
+	region    *trace.Region
+	ownLabels bool
 
 	// Spawned tasks: slack, free list, counters (slack.go). Owner-written
 	// per task, so kept off the lines that thieves read (deque, queues,
@@ -140,6 +151,7 @@ func newWorker(s *scheduler, id, poolIndex int) *Worker {
 	w.beat.Store(1) // a new participant has finished nothing: no progress to show
 	if poolIndex >= 0 {
 		w.inUse.Store(true)
+		w.ownLabels = true // its goroutine is the pool's (observe.go)
 	}
 	for p := range w.queues {
 		w.queues[p] = deque.NewSpawnQueue[task]()
@@ -169,7 +181,10 @@ func (w *Worker) Cancelled() bool {
 }
 
 // Context returns the context of the current run (context.Background for
-// Run).
+// Run). While an execution trace is recorded, or if the run's context
+// carries pprof labels, it is a context derived from that one, which also
+// carries the run's trace task (see docs/observability.md): pass it on to
+// a nested run to keep both.
 func (w *Worker) Context() context.Context {
 	if w.run == nil || w.run.ctx == nil {
 		return context.Background()

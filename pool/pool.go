@@ -29,10 +29,13 @@ package pool
 // stopping, wakes everyone and joins every worker goroutine.
 
 import (
+	"context"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/forkjoin-go/forkjoin/dispatch"
@@ -69,6 +72,7 @@ type Pool struct {
 
 	attached atomic.Pointer[[]attachment] // copy-on-write; written under mu
 
+	epoch         time.Time // the parked times' origin (parkClock)
 	runs          atomic.Int64
 	started       atomic.Int64
 	spawnFailures atomic.Int64
@@ -80,6 +84,7 @@ type workerState struct {
 	goid    atomic.Uint64 // the worker goroutine's id (internal/goroutine), for Close's check
 	parks   atomic.Int64
 	wakeups atomic.Int64
+	parked  parkClock
 	_       cacheline.Pad
 }
 
@@ -118,6 +123,7 @@ func New(n int, opts ...Option) *Pool {
 		spawn:          cfg.spawn,
 		spawnBlockedAt: -1,
 		closeDone:      make(chan struct{}),
+		epoch:          time.Now(),
 	}
 }
 
@@ -220,6 +226,10 @@ func (p *Pool) spawnWorker(id int, ws *workerState) (err error) {
 }
 
 func (p *Pool) workerLoop(id int, ws *workerState) {
+	// A goroutine inherits the pprof labels of the one that started it,
+	// here whichever caller first needed a worker: a worker carries none
+	// of its own (the layers above set a run's while they run its work).
+	pprof.SetGoroutineLabels(context.Background())
 	ws.goid.Store(goroutine.ID())
 	exited := true // until the loop returns: a runtime.Goexit in a job leaves it set
 	defer func() {
@@ -246,7 +256,9 @@ func (p *Pool) workerLoop(id int, ws *workerState) {
 			continue
 		}
 		ws.parks.Add(1)
+		ws.parked.park(p.clock())
 		p.wake.Wait(tok)
+		ws.parked.wake(p.clock())
 		ws.wakeups.Add(1)
 	}
 }

@@ -615,6 +615,43 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// ParkedTime counts the time the workers sleep, the sleep in progress
+// included: it grows while a worker is parked, and WorkersParked says how
+// many are. It never goes back, and equals the sum over the workers.
+func TestStatsParkedTime(t *testing.T) {
+	leakcheck.Check(t)
+	p := pool.New(3)
+	defer p.Close()
+	newClaimJob(5000).run(t, p)
+	if !testcheck.PollUntil(func() bool { return p.Stats().WorkersParked == 2 }) {
+		t.Fatalf("the workers did not park: %+v", p.Stats())
+	}
+	first := p.Stats()
+	if first.ParkedTime <= 0 {
+		t.Fatalf("two workers parked, ParkedTime = %v", first.ParkedTime)
+	}
+	// While they sleep, the total grows by itself.
+	if !testcheck.PollUntil(func() bool { return p.Stats().ParkedTime > first.ParkedTime }) {
+		t.Fatalf("ParkedTime stayed at %v while the workers slept", first.ParkedTime)
+	}
+	last := first.ParkedTime
+	for r := 0; r < 50; r++ {
+		newClaimJob(500).run(t, p) // wakes them
+		st := p.Stats()
+		var sum time.Duration
+		for _, w := range st.Workers {
+			sum += w.ParkedTime
+		}
+		if st.ParkedTime < last || sum != st.ParkedTime {
+			t.Fatalf("ParkedTime %v after %v, sum over the workers %v", st.ParkedTime, last, sum)
+		}
+		if st.WorkersParked < 0 || st.WorkersParked > 2 {
+			t.Fatalf("WorkersParked = %d of 2 workers", st.WorkersParked)
+		}
+		last = st.ParkedTime
+	}
+}
+
 func TestDefaultParallelism(t *testing.T) {
 	leakcheck.Check(t)
 	if pool.DefaultParallelism() != runtime.GOMAXPROCS(0) {

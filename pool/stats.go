@@ -1,5 +1,7 @@
 package pool
 
+import "time"
+
 // Stats is a snapshot of a pool's counters since it was created. Counters
 // are read one by one without stopping the pool, so a snapshot taken while
 // work runs may be slightly inconsistent across fields.
@@ -23,9 +25,16 @@ type Stats struct {
 	// it counts one too: with handles, Runs depends on timing.
 	Runs int64
 	// Parks counts the times a worker went to sleep; Wakeups the times a
-	// sleeping worker woke up.
-	Parks   int64
-	Wakeups int64
+	// sleeping worker woke up. WorkersParked is how many sleep now, and
+	// ParkedTime the time the workers have slept, added over the
+	// workers, the sleeps in progress included: with Parallelism-1 workers
+	// and the pool's age, it says how much of the pool was idle. (A
+	// worker looks for work for a while, some 100 µs, before it sleeps:
+	// that time is neither parked nor in a task.)
+	Parks         int64
+	Wakeups       int64
+	WorkersParked int
+	ParkedTime    time.Duration
 
 	// The fields below are filled by the work-stealing core (forkjoin).
 
@@ -48,6 +57,14 @@ type Stats struct {
 	Submitted, Completed, Panicked, Cancelled int64
 	ByPriority                                [3]PriorityStats
 
+	// CompensatorsStarted counts the compensating goroutines the pool
+	// started: extra participants it adds while every participant is held
+	// up in tasks that block and tasks are queued (see forkjoin's
+	// documentation, "Tasks that block"); CompensatorsAlive is how many
+	// run now. A service whose tasks block often sees the first grow.
+	CompensatorsStarted int64
+	CompensatorsAlive   int
+
 	// Workers has one entry per worker started, by worker index; Callers
 	// sums the goroutines that joined runs from outside (callers of Run).
 	Workers []WorkerStats
@@ -61,7 +78,10 @@ type PriorityStats struct {
 
 // WorkerStats counts one participant's activity.
 type WorkerStats struct {
-	Parks, Wakeups        int64
+	Parks, Wakeups int64
+	// ParkedTime is the time the worker has slept, the sleep in progress
+	// included (pool workers only).
+	ParkedTime            time.Duration
 	Tasks                 int64
 	StealAttempts, Steals int64
 	// Submitted counts the spawned tasks this participant submitted from
@@ -85,10 +105,17 @@ func (p *Pool) Stats() Stats {
 	p.mu.Lock()
 	s.Workers = make([]WorkerStats, len(p.workers))
 	for i, w := range p.workers {
-		s.Workers[i].Parks = w.parks.Load()
-		s.Workers[i].Wakeups = w.wakeups.Load()
-		s.Parks += s.Workers[i].Parks
-		s.Wakeups += s.Workers[i].Wakeups
+		ws := &s.Workers[i]
+		ws.Parks = w.parks.Load()
+		ws.Wakeups = w.wakeups.Load()
+		var parked bool
+		ws.ParkedTime, parked = w.parked.read(p.clock)
+		s.Parks += ws.Parks
+		s.Wakeups += ws.Wakeups
+		s.ParkedTime += ws.ParkedTime
+		if parked {
+			s.WorkersParked++
+		}
 	}
 	p.mu.Unlock()
 	if as := p.attached.Load(); as != nil {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
+	"github.com/forkjoin-go/forkjoin/internal/core"
 	"github.com/forkjoin-go/forkjoin/internal/walk"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -29,7 +30,19 @@ func Walk[N any](p *pool.Pool, g Treeish[N], root N, visit func(N)) {
 		Children:   g.each,
 		Slice:      g.slice,
 	}
-	forkjoin.Run(p, func(w *forkjoin.Worker) { walk.Run(w, ops, root) })
+	run(nil, p, "tree.Walk", func(w *forkjoin.Worker) { walk.Run(w, ops, root) })
+}
+
+// run runs fn as the root of a run on p for the entry point name, with
+// ctx (nil for none, as forkjoin.Run), and re-panics with the run's
+// failure.
+func run(ctx context.Context, p *pool.Pool, name string, fn func(w *forkjoin.Worker)) {
+	if err := core.Run(ctx, p, name, func(w *forkjoin.Worker) error {
+		fn(w)
+		return nil
+	}); err != nil {
+		panic(err)
+	}
 }
 
 // WalkCtx is Walk with a context and a fallible visit: the first error
@@ -54,7 +67,7 @@ func WalkCtx[N any](ctx context.Context, p *pool.Pool, g Treeish[N], root N, vis
 		}
 		return struct{}{}
 	}
-	return forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
+	return core.Run(ctx, p, "tree.WalkCtx", func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)
 		return nil
 	})
@@ -72,7 +85,7 @@ func Count[N any](p *pool.Pool, g Treeish[N], root N) int {
 		Slice:      g.slice,
 	}
 	var n int
-	forkjoin.Run(p, func(w *forkjoin.Worker) { n = walk.Run(w, ops, root) })
+	run(nil, p, "tree.Count", func(w *forkjoin.Worker) { n = walk.Run(w, ops, root) })
 	return n
 }
 
@@ -101,7 +114,7 @@ func Find[N any](p *pool.Pool, g Treeish[N], root N, pred func(N) bool) (N, bool
 		}
 		return struct{}{}
 	}
-	err := forkjoin.RunCtx(context.Background(), p, func(w *forkjoin.Worker) error {
+	err := core.Run(context.Background(), p, "tree.Find", func(w *forkjoin.Worker) error {
 		walk.Run(w, ops, root)
 		return nil
 	})

@@ -24,7 +24,7 @@ type Worker[W any] struct {
 	Requested      func(w *W) bool
 	RequestPending func(w *W) bool
 	RecordPanic    func(w *W, v any)
-	RunOf          func(w *W) Run
+	RunOf          func(w *W) RunControl
 	Local          func(w *W, key any, create func() any) any
 }
 
@@ -68,7 +68,7 @@ func Wait[W any](w *W, c *Completion) { ops[W]().Wait(w, c) }
 // cancelled.
 func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
 
-// Run is a run of the core, which any goroutine may cancel while it
+// RunControl is a run of the core, which any goroutine may cancel while it
 // lasts: Cancel(err) does what Worker.Cancel does on one of the run's
 // participants (err, if not nil, becomes the run's failure if it is the
 // first; every participant is told at its next look at its poll word),
@@ -76,16 +76,16 @@ func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
 // returns the flag that is set, first, when the run is cancelled: a load
 // of it is the cheapest look at the run, for code that has no request to
 // look for as well (a fold on a pool of parallelism 1).
-type Run interface {
+type RunControl interface {
 	Cancel(err error)
 	CancelledFlag() *atomic.Bool
 }
 
 // RunOf returns the run w works on. Only w's goroutine may call it; the
-// Run it returns may be handed to the run's callbacks on other
+// RunControl it returns may be handed to the run's callbacks on other
 // participants (a walk's Ops keeps it, so that a callback can stop the
 // walk at once wherever it runs).
-func RunOf[W any](w *W) Run { return ops[W]().RunOf(w) }
+func RunOf[W any](w *W) RunControl { return ops[W]().RunOf(w) }
 
 // Local returns the value w's participant keeps under key, calling create
 // to make it on first use: storage private to one participant (no locking;

@@ -57,7 +57,7 @@ type Ops[N, H, R any] struct {
 	// cancels from whichever goroutine it is called on; stopped is set by
 	// Stop first, and the walks look at it with the run's context
 	// (checkRun).
-	run     core.Run
+	run     core.RunControl
 	stopped atomic.Bool
 }
 
