@@ -43,7 +43,9 @@ func TestBadInputPolicy(t *testing.T) {
 	body := func(*forkjoin.Worker, int, int) {}
 	leaf := func(*forkjoin.Worker, int, int) int { return 0 }
 	add := func(a, b int) int { return a + b }
-	seq := iter.Seq[int](func(func(int) bool) {})
+	// ForSeq and ReduceSeq check body, buf and combine at the first value the
+	// iterator yields (their docs say so): the iterator yields one.
+	seq := iter.Seq[int](func(yield func(int) bool) { yield(1) })
 	task := func(*forkjoin.Worker) (int, error) { return 0, nil }
 	var initTask forkjoin.Task
 	initTask.Init(func(*forkjoin.Worker, *forkjoin.Task) {})
