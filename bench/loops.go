@@ -14,7 +14,7 @@ import (
 //     For, ForEach);
 //   - KindLoopSum: the sum of f(in[i]) (Reduce, MapReduce);
 //   - KindLoopSeq: the sum of f(v) over loopSeq(N), an iter.Seq (the
-//     range-over-func loop; ForSeq, ReduceSeq).
+//     range-over-func loop; ForIter, ReduceIter).
 //
 // Every body is written out for each f, so that f inlines into it as it
 // does into the plain loop: a function value would cost a call per

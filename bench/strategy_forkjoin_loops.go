@@ -2,7 +2,7 @@ package main
 
 // forkjoin's loops over data, one row each: the per-range forms (For,
 // Reduce), the per-element forms over a slice (ForEach, MapReduce) and
-// over an iter.Seq (ForSeq, ReduceSeq), all with grain or buffer 0 (the
+// over an iter.Seq (ForIter, ReduceIter), all with grain or buffer 0 (the
 // default, which adapts). Each Open starts a pool.Pool of parallelism
 // env.P for the workload.
 
@@ -55,15 +55,15 @@ func init() {
 		},
 	})
 	register(&Strategy{
-		Name: "forkjoin-forseq", Family: "forkjoin", Open: openPool,
-		Desc: "forkjoin.ForSeq over the iterator, per-participant sums (buffer 0)",
+		Name: "forkjoin-foriter", Family: "forkjoin", Open: openPool,
+		Desc: "forkjoin.ForIter over the iterator, per-participant sums (buffer 0)",
 		LoopSeq: func(env *Env, lp *LoopProblem) uint64 {
 			sums := make([]padded, env.P)
 			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) {
 				if lp.Heavy {
-					forkjoin.ForSeq(w, loopSeq(lp.N), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()].v += step60(v) })
+					forkjoin.ForIter(w, loopSeq(lp.N), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()].v += step60(v) })
 				} else {
-					forkjoin.ForSeq(w, loopSeq(lp.N), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()].v += step3(v) })
+					forkjoin.ForIter(w, loopSeq(lp.N), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()].v += step3(v) })
 				}
 			})
 			var h uint64
@@ -74,14 +74,14 @@ func init() {
 		},
 	})
 	register(&Strategy{
-		Name: "forkjoin-reduceseq", Family: "forkjoin", Open: openPool,
-		Desc: "forkjoin.ReduceSeq over the iterator, a mapf and a combine call per element (buffer 0)",
+		Name: "forkjoin-reduceiter", Family: "forkjoin", Open: openPool,
+		Desc: "forkjoin.ReduceIter over the iterator, a mapf and a combine call per element (buffer 0)",
 		LoopSeq: func(env *Env, lp *LoopProblem) (h uint64) {
 			mapf := func(w *forkjoin.Worker, v uint64) uint64 { return step3(v) }
 			if lp.Heavy {
 				mapf = func(w *forkjoin.Worker, v uint64) uint64 { return step60(v) }
 			}
-			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { h = forkjoin.ReduceSeq(w, loopSeq(lp.N), 0, mapf, addU) })
+			forkjoin.Run(poolOf(env), func(w *forkjoin.Worker) { h = forkjoin.ReduceIter(w, loopSeq(lp.N), 0, mapf, addU) })
 			return h
 		},
 	})

@@ -29,7 +29,7 @@ func TestBadInputPolicy(t *testing.T) {
 	var nilCtx context.Context
 	var nilPool *pool.Pool
 
-	ok := fold.Count[int]()
+	ok := fold.Size[int]()
 	var zero fold.Fold[int, int, int]
 	okErr := fold.Lift(ok)
 	var zeroErr fold.FoldErr[int, int, int]
@@ -43,7 +43,7 @@ func TestBadInputPolicy(t *testing.T) {
 	body := func(*forkjoin.Worker, int, int) {}
 	leaf := func(*forkjoin.Worker, int, int) int { return 0 }
 	add := func(a, b int) int { return a + b }
-	// ForSeq and ReduceSeq check body, buf and combine at the first value the
+	// ForIter and ReduceIter check body, buf and combine at the first value the
 	// iterator yields (their docs say so): the iterator yields one.
 	seq := iter.Seq[int](func(yield func(int) bool) { yield(1) })
 	task := func(*forkjoin.Worker) (int, error) { return 0, nil }
@@ -77,10 +77,10 @@ func TestBadInputPolicy(t *testing.T) {
 		})},
 		{"ForEach(nil body)", "nil body", inRun(func(w *forkjoin.Worker) { forkjoin.ForEach[int](w, nil, 0, nil) })},
 		{"MapReduce(nil mapf)", "nil mapf", inRun(func(w *forkjoin.Worker) { forkjoin.MapReduce[int, int](w, nil, 0, nil, add) })},
-		{"ForSeq(nil seq)", "nil seq", inRun(func(w *forkjoin.Worker) { forkjoin.ForSeq(w, nil, 0, func(*forkjoin.Worker, int) {}) })},
-		{"ForSeq(buf < 0)", "negative buf", inRun(func(w *forkjoin.Worker) { forkjoin.ForSeq(w, seq, -1, func(*forkjoin.Worker, int) {}) })},
-		{"ReduceSeq(nil combine)", "nil combine", inRun(func(w *forkjoin.Worker) {
-			forkjoin.ReduceSeq(w, seq, 0, func(*forkjoin.Worker, int) int { return 0 }, nil)
+		{"ForIter(nil seq)", "nil seq", inRun(func(w *forkjoin.Worker) { forkjoin.ForIter(w, nil, 0, func(*forkjoin.Worker, int) {}) })},
+		{"ForIter(buf < 0)", "negative buf", inRun(func(w *forkjoin.Worker) { forkjoin.ForIter(w, seq, -1, func(*forkjoin.Worker, int) {}) })},
+		{"ReduceIter(nil combine)", "nil combine", inRun(func(w *forkjoin.Worker) {
+			forkjoin.ReduceIter(w, seq, 0, func(*forkjoin.Worker, int) int { return 0 }, nil)
 		})},
 		{"Scope(nil fn)", "nil function", inRun(func(w *forkjoin.Worker) { forkjoin.Scope(w, nil) })},
 		{"ScopeCtx(nil ctx)", "nil context", inRun(func(w *forkjoin.Worker) { forkjoin.ScopeCtx(nilCtx, w, func(*forkjoin.Spawner) {}) })},
@@ -160,7 +160,7 @@ func TestBadInputPolicy(t *testing.T) {
 		{"tree.FindSeq(nil pred)", "nil pred", func() { tree.FindSeq(g, 0, nil) }},
 		{"tree.All(nil children)", "children", func() { tree.All(nilG, 0) }},
 		{"tree.FromSlice(nil)", "nil children", func() { tree.FromSlice[int](nil) }},
-		{"tree.FromSeq(nil)", "nil children", func() { tree.FromSeq[int](nil) }},
+		{"tree.FromIter(nil)", "nil children", func() { tree.FromIter[int](nil) }},
 		{"tree.Filter(nil keep)", "nil keep", func() { tree.Filter(g, nil) }},
 		{"tree.Map(nil to)", "nil to", func() { tree.Map[int, int](g, nil, id) }},
 		{"tree.Contramap(nil project)", "nil project", func() { tree.Contramap[int, int](g, nil, func(int, int) int { return 0 }) }},

@@ -197,13 +197,13 @@ func BenchmarkSeqShapes(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%s/seq", s.name), func(b *testing.B) {
 			for range b.N {
-				fold.Seq(fold.Count[int](), s.g, 0)
+				fold.Seq(fold.Size[int](), s.g, 0)
 			}
 			perNode(b, s.n)
 		})
 		b.Run(fmt.Sprintf("%s/seqdag", s.name), func(b *testing.B) {
 			for range b.N {
-				fold.SeqDAG(fold.Count[int](), s.g, 0, func(i int) int { return i })
+				fold.SeqDAG(fold.Size[int](), s.g, 0, func(i int) int { return i })
 			}
 			perNode(b, s.n)
 		})

@@ -19,11 +19,11 @@ import (
 )
 
 // TestCancelStopsBeforeTheNextNode: once a participant has been told that
-// its run is cancelled, it starts no new node of the fold, whatever the
+// its run is canceled, it starts no new node of the fold, whatever the
 // parallelism: a cancellation takes at most the time of the callbacks
 // already running (docs/guarantees.md, §6). A callback cancels the
 // run's context and waits until the core has told the participant (the
-// run is cancelled and the participant's poll word is down; the core
+// run is canceled and the participant's poll word is down; the core
 // tells it from a goroutine of the context's); the test then counts the
 // nodes started after: none may be.
 //
@@ -63,11 +63,11 @@ func TestCancelStopsBeforeTheNextNode(t *testing.T) {
 				}
 				for _, at := range s.at {
 					for _, viaErr := range []bool{false, true} {
-						name := fmt.Sprintf("p=%d %s, cancelled at node %d", par, s.name, at)
+						name := fmt.Sprintf("p=%d %s, canceled at node %d", par, s.name, at)
 						if viaErr {
 							name += " (RunErr)"
 						}
-						late := cancelledRun(t, p, s.g, at, viaErr)
+						late := canceledRun(t, p, s.g, at, viaErr)
 						if late != 0 {
 							t.Errorf("%s: %d nodes started after the participant was told", name, late)
 						}
@@ -78,12 +78,12 @@ func TestCancelStopsBeforeTheNextNode(t *testing.T) {
 	}
 }
 
-// cancelledRun folds g on p as RunCtx (or RunErr) does, cancelling the
+// canceledRun folds g on p as RunCtx (or RunErr) does, canceling the
 // run's context in the callback of the at-th node started and waiting
 // there until the participant has been told, and returns how many nodes
 // started after that. On a pool of more than one participant, it first
 // waits, at node at-10, for a request for work to stand.
-func cancelledRun(t *testing.T, p *pool.Pool, g tree.Treeish[int], at int64, viaErr bool) (late int64) {
+func canceledRun(t *testing.T, p *pool.Pool, g tree.Treeish[int], at int64, viaErr bool) (late int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -98,7 +98,7 @@ func cancelledRun(t *testing.T, p *pool.Pool, g tree.Treeish[int], at int64, via
 				}
 			case at:
 				cancel()
-				if !waitFor(func() bool { return w.Cancelled() && atomic.LoadUintptr(word) == 0 }) {
+				if !waitFor(func() bool { return w.Canceled() && atomic.LoadUintptr(word) == 0 }) {
 					t.Error("the run was not told of its context's cancellation in 10 s")
 				}
 				told.Store(started.Load())

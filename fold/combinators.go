@@ -33,7 +33,7 @@ func Product[N, H1, R1, H2, R2 any](f1 Fold[N, H1, R1], f2 Fold[N, H2, R2]) Fold
 // Contramap returns a fold over nodes of type M that runs f on the N that
 // project gives for each node: a fold written for one node type reused for
 // another. The tree walked is still given by a tree.Treeish[M].
-func Contramap[M, N, H, R any](f Fold[N, H, R], project func(M) N) Fold[M, H, R] {
+func Contramap[N, H, R, M any](f Fold[N, H, R], project func(M) N) Fold[M, H, R] {
 	mustFold(f, "fold.Contramap")
 	if project == nil {
 		panic(nilFunc("fold.Contramap: project"))

@@ -77,7 +77,7 @@ func caught(f func()) (err error) {
 }
 
 func cycleEntries() []foldEntry {
-	count := fold.Count[int]()
+	count := fold.Size[int]()
 	return []foldEntry{
 		{"fold.Seq", func(_ *pool.Pool, g tree.Treeish[int], r int) error {
 			return caught(func() { fold.Seq(count, g, r) })
@@ -176,16 +176,16 @@ func TestCycleNodeKinds(t *testing.T) {
 		yield(padded{tag: n.tag ^ 1, id: (n.id + 1) % 7})
 	})
 	pool.With(2, func(p *pool.Pool) {
-		if err := caught(func() { fold.Seq(fold.Count[*ptrNode](), ptrKids, a) }); !errors.Is(err, tree.ErrCycle) {
+		if err := caught(func() { fold.Seq(fold.Size[*ptrNode](), ptrKids, a) }); !errors.Is(err, tree.ErrCycle) {
 			t.Errorf("Seq over pointers: %v", err)
 		}
-		if err := caught(func() { fold.Run(p, fold.Count[*ptrNode](), ptrKids, a) }); !errors.Is(err, tree.ErrCycle) {
+		if err := caught(func() { fold.Run(p, fold.Size[*ptrNode](), ptrKids, a) }); !errors.Is(err, tree.ErrCycle) {
 			t.Errorf("Run over pointers: %v", err)
 		}
-		if err := caught(func() { fold.Seq(fold.Count[padded](), padKids, padded{}) }); !errors.Is(err, tree.ErrCycle) {
+		if err := caught(func() { fold.Seq(fold.Size[padded](), padKids, padded{}) }); !errors.Is(err, tree.ErrCycle) {
 			t.Errorf("Seq over a padded struct: %v", err)
 		}
-		if err := caught(func() { fold.Run(p, fold.Count[padded](), padKids, padded{}) }); !errors.Is(err, tree.ErrCycle) {
+		if err := caught(func() { fold.Run(p, fold.Size[padded](), padKids, padded{}) }); !errors.Is(err, tree.ErrCycle) {
 			t.Errorf("Run over a padded struct: %v", err)
 		}
 	})

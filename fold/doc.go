@@ -29,7 +29,7 @@
 //
 // Folds compose: Product runs two folds in one pass, Contramap changes the
 // node type, Wrap puts hooks around the callbacks, and Finish maps the
-// root's result. Sum, Count, Depth and PreOrder are ready-made.
+// root's result. Sum, Size, Depth and PreOrder are ready-made.
 //
 // A panic in a callback or in the children function propagates out of the
 // sequential executors unchanged, with the stack where it happened.

@@ -52,7 +52,7 @@ func ExampleCycleError_Error() {
 	g := tree.FromSlice(func(s string) []string { return needs[s] })
 	id := func(s string) string { return s }
 	pool.With(2, func(p *pool.Pool) {
-		_, err := fold.RunDAG(context.Background(), p, fold.Count[string](), g, "link", id)
+		_, err := fold.RunDAG(context.Background(), p, fold.Size[string](), g, "link", id)
 		fmt.Println(err)
 		var ce *fold.CycleError[string]
 		if errors.As(err, &ce) {

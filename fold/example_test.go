@@ -110,7 +110,7 @@ func ExampleNewErr() {
 }
 
 func ExampleSeqErr() {
-	n, err := fold.SeqErr(fold.Lift(fold.Count[*dir]()), files, root)
+	n, err := fold.SeqErr(fold.Lift(fold.Size[*dir]()), files, root)
 	fmt.Println(n, err)
 	// Output: 7 <nil>
 }
@@ -131,7 +131,7 @@ func ExampleLift() {
 
 func ExampleFinish() {
 	mean := fold.Finish(
-		fold.Product(fold.Sum(func(d *dir) int { return d.size }), fold.Count[*dir]()),
+		fold.Product(fold.Sum(func(d *dir) int { return d.size }), fold.Size[*dir]()),
 		func(p fold.Pair[int, int]) float64 { return float64(p.First) / float64(p.Second) },
 	)
 	fmt.Printf("%.2f\n", mean.Seq(files, root))
@@ -162,7 +162,7 @@ func ExampleFinished_Seq() {
 }
 
 func ExampleProduct() {
-	both := fold.Product(fold.Count[*dir](), fold.Depth[*dir]())
+	both := fold.Product(fold.Size[*dir](), fold.Depth[*dir]())
 	r := fold.Seq(both, files, root)
 	fmt.Println("nodes", r.First, "depth", r.Second)
 	// Output: nodes 7 depth 3
@@ -206,7 +206,7 @@ func ExampleHooks() {
 func ExampleWrap() {
 	// Count the callback calls of a fold.
 	var inits, accs, fins int
-	counted := fold.Wrap(fold.Count[*dir](), fold.Hooks[*dir, int, int]{
+	counted := fold.Wrap(fold.Size[*dir](), fold.Hooks[*dir, int, int]{
 		Init:       func(d *dir, next func(*dir) int) int { inits++; return next(d) },
 		Accumulate: func(h *int, c int, next func(*int, int)) { accs++; next(h, c) },
 		Finalize:   func(h *int, next func(*int) int) int { fins++; return next(h) },
@@ -229,7 +229,7 @@ func ExampleNumber() {
 }
 
 func ExampleCount() {
-	fmt.Println(fold.Seq(fold.Count[*dir](), files, root))
+	fmt.Println(fold.Seq(fold.Size[*dir](), files, root))
 	// Output: 7
 }
 
@@ -291,7 +291,7 @@ func ExampleSeqDAG() {
 func ExampleCycleError() {
 	deps := map[string][]string{"a": {"b"}, "b": {"c"}, "c": {"a"}}
 	g := tree.FromSlice(func(p string) []string { return deps[p] })
-	_, err := fold.SeqDAG(fold.Count[string](), g, "a", func(p string) string { return p })
+	_, err := fold.SeqDAG(fold.Size[string](), g, "a", func(p string) string { return p })
 	var cycle *fold.CycleError[string]
 	if errors.As(err, &cycle) {
 		fmt.Println(cycle.Key, cycle.Cycle)
@@ -336,7 +336,7 @@ func ExampleRunCtx() {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // already done: the fold does not start
 	pool.With(2, func(p *pool.Pool) {
-		_, err := fold.RunCtx(ctx, p, fold.Count[*dir](), files, root)
+		_, err := fold.RunCtx(ctx, p, fold.Size[*dir](), files, root)
 		fmt.Println(err)
 	})
 	// Output: context canceled
@@ -384,7 +384,7 @@ func ExampleRunDAG() {
 }
 
 func ExampleFinished_Run() {
-	avg := fold.Finish(fold.Product(fold.Sum(func(d *dir) int { return d.size }), fold.Count[*dir]()),
+	avg := fold.Finish(fold.Product(fold.Sum(func(d *dir) int { return d.size }), fold.Size[*dir]()),
 		func(r fold.Pair[int, int]) float64 { return float64(r.First) / float64(r.Second) })
 	pool.With(2, func(p *pool.Pool) {
 		fmt.Printf("%.1f\n", avg.Run(p, files, root))

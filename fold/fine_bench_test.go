@@ -268,7 +268,7 @@ func spread(xs []float64) float64 {
 func BenchmarkChainPeak(b *testing.B) {
 	const n = 1_000_000
 	g := testtree.Chain(n)
-	f := fold.Count[int]()
+	f := fold.Size[int]()
 	for _, s := range []struct {
 		name string
 		par  int

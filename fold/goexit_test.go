@@ -86,7 +86,7 @@ func TestGoexitInCallbackOnWorker(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Value != forkjoin.ErrGoexit {
 			t.Fatalf("%s = %v, want a *PanicError of ErrGoexit", name, err)
 		}
-		got, err := fold.RunCtx(context.Background(), p, fold.Count[int](), g, 1)
+		got, err := fold.RunCtx(context.Background(), p, fold.Size[int](), g, 1)
 		if got != want || err != nil {
 			t.Fatalf("after %s: Count = %d, %v; want %d", name, got, err, want)
 		}

@@ -24,8 +24,9 @@ func Sum[N any, V Number](value func(N) V) Fold[N, V, V] {
 	}
 }
 
-// Count returns a fold whose result is the number of nodes.
-func Count[N any]() Fold[N, int, int] {
+// Size returns a fold whose result is the number of nodes (the size of
+// the tree; tree.Count runs the same count as a walk).
+func Size[N any]() Fold[N, int, int] {
 	return Fold[N, int, int]{
 		Init:       func(N) int { return 1 },
 		Accumulate: func(h *int, c int) { *h += c },

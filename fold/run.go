@@ -49,7 +49,7 @@ func Run[N, H, R any](p *pool.Pool, f Fold[N, H, R], g tree.Treeish[N], root N) 
 // runOn folds the tree below root on w's run. A pool of parallelism 1 has
 // no other participant to hand children to, so its runs take the
 // sequential executor, which recurses near the root and keeps no buffer of
-// children (Seq's), looking before every node at the run's cancelled
+// children (Seq's), looking before every node at the run's canceled
 // flag and every 256 nodes at its context, as the walk does; other pools
 // walk (internal/walk).
 func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], root N) R {
@@ -57,9 +57,9 @@ func runOn[N, H, R any](w *forkjoin.Worker, f Fold[N, H, R], g tree.Treeish[N], 
 		return walk.Run(w, opsOf(f, g), root)
 	}
 	s := takeSeqFolder(f, g)
-	s.w, s.cancelled, s.ticks = w, core.RunOf(w).CancelledFlag(), 0
+	s.w, s.canceled, s.ticks = w, core.RunOf(w).CanceledFlag(), 0
 	if s.deep != nil {
-		s.deep.w, s.deep.cancelled = w, s.cancelled
+		s.deep.w, s.deep.canceled = w, s.canceled
 	}
 	r := s.run(root) // if it panics, s is dropped
 	putSeqFolder(s)

@@ -121,7 +121,7 @@ func TestRunErrAndCancel(t *testing.T) {
 		if seen.Load() >= int64(len(big.Nodes)) {
 			t.Fatalf("cancellation did not stop the fold: %d of %d nodes started", seen.Load(), len(big.Nodes))
 		}
-		t.Logf("cancelled after node 100: %d of %d nodes started", seen.Load(), len(big.Nodes))
+		t.Logf("canceled after node 100: %d of %d nodes started", seen.Load(), len(big.Nodes))
 	})
 }
 
@@ -133,7 +133,7 @@ func TestRunErrAndCancel(t *testing.T) {
 // is dealt at the run's first look). One leaf returns at once, so its
 // worker asks the caller for more, which the chain cannot give; the other
 // waits until the chain is 10^5 nodes deep and panics. The chain's next
-// node waits until the run is cancelled (however long the failing
+// node waits until the run is canceled (however long the failing
 // worker's goroutine takes to get there); after it no node may start. Only the run's cancellation tells the caller (the run
 // has no context to watch), so a walk that stopped looking at the run
 // while dry would go on down the chain.
@@ -164,8 +164,8 @@ func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
 								late.Add(1)
 							}
 							if walked.Add(1) == failAt+1 {
-								if !testcheck.PollUntil(w.Cancelled) {
-									t.Errorf("round %d: the run was not cancelled", round)
+								if !testcheck.PollUntil(w.Canceled) {
+									t.Errorf("round %d: the run was not canceled", round)
 								}
 								told.Store(true)
 							}
@@ -191,7 +191,7 @@ func TestRunStopsOnChainWhenThiefFails(t *testing.T) {
 				t.Fatalf("round %d: the chain walk ended at node %d, before the failure", round, walked.Load())
 			}
 			if late.Load() != 0 {
-				t.Fatalf("round %d: the chain walk started %d nodes after the run was cancelled", round, late.Load())
+				t.Fatalf("round %d: the chain walk started %d nodes after the run was canceled", round, late.Load())
 			}
 		}
 	})
@@ -233,7 +233,7 @@ func TestRunBigShapes(t *testing.T) {
 	}
 	pool.With(2, func(p *pool.Pool) {
 		big := testtree.BigBinary // 10^7 nodes (10^6 under -race)
-		if got := fold.Run(p, fold.Count[int](), testtree.Binary(big), 0); got != big {
+		if got := fold.Run(p, fold.Size[int](), testtree.Binary(big), 0); got != big {
 			t.Fatalf("binary: counted %d of %d", got, big)
 		}
 		for _, g := range testtree.Treeishes {
@@ -295,7 +295,7 @@ func TestConcurrentAndNestedRuns(t *testing.T) {
 		// Nested: every node's Init runs a small fold of its own subtree.
 		nested := fold.New(
 			func(n *testtree.Node) int64 {
-				return int64(fold.Run(p, fold.Count[*testtree.Node](), testtree.Children, n)) // a fold inside a fold
+				return int64(fold.Run(p, fold.Size[*testtree.Node](), testtree.Children, n)) // a fold inside a fold
 			},
 			func(h *int64, c int64) { *h += c },
 			func(h *int64) int64 { return *h },
@@ -383,7 +383,7 @@ func poolsFor(t *testing.T) func(n int) *pool.Pool {
 	}
 }
 
-// TestRunCtxStopsInsideWideNode: a context cancelled by a callback stops
+// TestRunCtxStopsInsideWideNode: a context canceled by a callback stops
 // the walk within a few hundred nodes per participant, also inside the
 // ranges of children a wide node deals out, which the walk folds child by
 // child without going through its loop. With one processor, the
@@ -409,15 +409,15 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			ctx, cancel := context.WithCancel(context.Background())
 			var inits, afterCancel atomic.Int64
-			var cancelled atomic.Bool
+			var canceled atomic.Bool
 			f := fold.New(
 				func(n int) int {
-					if cancelled.Load() {
+					if canceled.Load() {
 						afterCancel.Add(1)
 					}
 					if inits.Add(1) == cancelAt {
 						cancel()
-						cancelled.Store(true)
+						canceled.Store(true)
 					}
 					spin(1000)
 					return n
@@ -433,7 +433,7 @@ func TestRunCtxStopsInsideWideNode(t *testing.T) {
 			// Each of the two participants may start up to 256 nodes
 			// before its next look (ctxEvery in internal/walk).
 			if n := afterCancel.Load(); n > 2*256+16 {
-				t.Fatalf("round %d: %d nodes started after the context was cancelled", round, n)
+				t.Fatalf("round %d: %d nodes started after the context was canceled", round, n)
 			}
 		}
 	})
@@ -445,7 +445,7 @@ func TestNilContext(t *testing.T) {
 	leaf := tree.FromFunc(func(int, func(int) bool) {})
 	pool.With(1, func(p *pool.Pool) {
 		//lint:ignore SA1012 the nil context is what is tested
-		testcheck.MustPanicWith(t, "fold.RunCtx", func() { fold.RunCtx(nil, p, fold.Count[int](), leaf, 0) }, "fold: RunCtx with a nil context")
+		testcheck.MustPanicWith(t, "fold.RunCtx", func() { fold.RunCtx(nil, p, fold.Size[int](), leaf, 0) }, "fold: RunCtx with a nil context")
 		//lint:ignore SA1012 the nil context is what is tested
 		testcheck.MustPanicWith(t, "tree.WalkCtx", func() { tree.WalkCtx(nil, p, leaf, 0, func(int) error { return nil }) }, "tree: WalkCtx with a nil context")
 	})

@@ -38,7 +38,7 @@ package fold
 // goroutine stack, so depth is bounded by memory only.
 //
 // Cancellation: a participant looks at its poll word before every node
-// (core.Poll), which the core lowers when the run is cancelled; the core
+// (core.Poll), which the core lowers when the run is canceled; the core
 // learns of a done context from a goroutine of the context's, which may
 // wait for a processor while every worker is busy, so each phase's loop
 // also looks at the context itself (checkRun) at its first node and every
@@ -142,9 +142,9 @@ func (d *dagRun[N, H, R, K]) run(w *forkjoin.Worker, root N, res *R) error {
 	x.stack = append(x.stack, d.root)
 	x.run(w, true)
 	d.disc.drain(w)
-	if d.failed.Load() || w.Cancelled() {
+	if d.failed.Load() || w.Canceled() {
 		ok = true
-		w.Abort(nil) // a failure is on record, or the run was cancelled
+		w.Abort(nil) // a failure is on record, or the run was canceled
 	}
 	leaves, err := d.check()
 	if err != nil {
@@ -212,7 +212,7 @@ func discoverTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Tas
 	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t)) // unsafe.Pointer rule (1): t is dagTask's first field
 	d := dt.run
 	defer d.disc.over()
-	if d.failed.Load() || w.Cancelled() {
+	if d.failed.Load() || w.Canceled() {
 		return
 	}
 	ok := false
@@ -344,7 +344,7 @@ func foldTask[N, H, R any, K comparable](w *forkjoin.Worker, t *forkjoin.Task) {
 	dt := (*dagTask[N, H, R, K])(unsafe.Pointer(t)) // rule (1), as in discoverTask
 	d := dt.run
 	defer d.fold.over() // last: after the callbacks
-	if d.failed.Load() || w.Cancelled() {
+	if d.failed.Load() || w.Canceled() {
 		d.fail()
 		return
 	}
@@ -414,7 +414,7 @@ func (p *dagPace) tick() {
 
 // abandon handles v, recovered from a panic (nil: runtime.Goexit) in one
 // of the run's phases: it records the failure, so that the run is
-// cancelled, wakes the root's waiter, and goes on unwinding.
+// canceled, wakes the root's waiter, and goes on unwinding.
 func (d *dagRun[N, H, R, K]) abandon(w *forkjoin.Worker, v any) {
 	if v == nil {
 		// runtime.Goexit: it goes on unwinding; the run fails with

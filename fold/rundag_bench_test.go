@@ -27,7 +27,7 @@ func layered(layers, width int) tree.Treeish[int] {
 }
 
 // BenchmarkDAG compares RunDAG at parallelism 1 and 2 with SeqDAG in the
-// same run, counting with fold.Count over implicit graphs of ints keyed by
+// same run, counting with fold.Size over implicit graphs of ints keyed by
 // themselves: a chain of 10^6 keys, one node with 10^6-1 leaf children, a
 // complete binary tree of 10^6 keys, and a layered DAG of 100 layers of
 // 10^4 keys with three children each (most keys shared). Each reports
@@ -45,7 +45,7 @@ func BenchmarkDAG(b *testing.B) {
 		{"binary-1e6", testtree.Binary(1_000_000)},
 		{"layered-100x1e4", layered(100, 10_000)},
 	} {
-		f := fold.Count[int]()
+		f := fold.Size[int]()
 		key := func(i int) int { return i }
 		want, err := fold.SeqDAG(f, s.g, 0, key)
 		if err != nil {

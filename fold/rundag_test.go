@@ -196,7 +196,7 @@ func TestRunDAGAllocs(t *testing.T) {
 		{"layered", layered(layers, 10_000)},
 	} {
 		keys := countKeys(s.g)
-		want, err := fold.SeqDAG(fold.Count[int](), s.g, 0, key)
+		want, err := fold.SeqDAG(fold.Size[int](), s.g, 0, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestRunDAGAllocs(t *testing.T) {
 			pool.With(par, func(p *pool.Pool) {
 				var got int
 				allocs := testing.AllocsPerRun(2, func() {
-					got, err = fold.RunDAG(context.Background(), p, fold.Count[int](), s.g, 0, key)
+					got, err = fold.RunDAG(context.Background(), p, fold.Size[int](), s.g, 0, key)
 				})
 				if err != nil || got != want {
 					t.Fatalf("%s p=%d: RunDAG = %d, %v; SeqDAG %d", s.name, par, got, err, want)
@@ -224,7 +224,7 @@ func TestRunDAGAllocs(t *testing.T) {
 	}
 }
 
-// TestRunDAGCtxOnOneProcessor: a RunDAG whose context is cancelled from
+// TestRunDAGCtxOnOneProcessor: a RunDAG whose context is canceled from
 // one of its callbacks stops within ctxEvery nodes per participant also
 // when the goroutine that tells the core of the cancellation cannot run
 // (one processor, every participant busy): each phase looks at the
@@ -242,19 +242,19 @@ func TestRunDAGCtxOnOneProcessor(t *testing.T) {
 			for _, phase := range []string{"discovery", "folding"} {
 				ctx, cancel := context.WithCancel(context.Background())
 				var calls, late atomic.Int64
-				var cancelled atomic.Bool
+				var canceled atomic.Bool
 				// count counts a call of the phase's callback; it cancels at
 				// the cancelAt-th.
 				count := func(of string) {
 					if of != phase {
 						return
 					}
-					if cancelled.Load() {
+					if canceled.Load() {
 						late.Add(1)
 					}
 					if calls.Add(1) == cancelAt {
 						cancel()
-						cancelled.Store(true)
+						canceled.Store(true)
 					}
 					spin(300)
 				}
@@ -267,10 +267,10 @@ func TestRunDAGCtxOnOneProcessor(t *testing.T) {
 				_, err := fold.RunDAG(ctx, p, f, g, 0, func(i int) int { return i })
 				cancel()
 				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("p=%d, cancelled in %s: RunDAG returned %v, want context.Canceled", par, phase, err)
+					t.Fatalf("p=%d, canceled in %s: RunDAG returned %v, want context.Canceled", par, phase, err)
 				}
 				if bound := int64(par) * 257; late.Load() > bound {
-					t.Errorf("p=%d, cancelled in %s: %d calls started after the cancel (bound %d)", par, phase, late.Load(), bound)
+					t.Errorf("p=%d, canceled in %s: %d calls started after the cancel (bound %d)", par, phase, late.Load(), bound)
 				}
 			}
 		})

@@ -18,7 +18,7 @@ import (
 // TestRunParallelismOne: a pool of parallelism 1 runs folds with the
 // sequential executor; Run's contracts hold there too: the same result
 // as Seq near the root and below the recursion's depth, a callback's panic
-// re-raised as a *forkjoin.PanicError, a cancelled context stopping the
+// re-raised as a *forkjoin.PanicError, a canceled context stopping the
 // fold within a few hundred nodes near the root and deep in a chain.
 func TestRunParallelismOne(t *testing.T) {
 	leakcheck.Check(t)
@@ -61,14 +61,14 @@ func TestRunParallelismOne(t *testing.T) {
 				_, err := fold.RunCtx(ctx, p, f, s.g, 0)
 				cancel()
 				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("%s: cancelled at node %d, RunCtx returned %v", s.name, at, err)
+					t.Fatalf("%s: canceled at node %d, RunCtx returned %v", s.name, at, err)
 				}
 				if n := after.Load(); n > 256 {
 					t.Fatalf("%s: %d nodes started after the cancel at node %d", s.name, n, at)
 				}
 			}
 		}
-		if n := fold.Run(p, fold.Count[int](), testtree.Binary(1000), 0); n != 1000 {
+		if n := fold.Run(p, fold.Size[int](), testtree.Binary(1000), 0); n != 1000 {
 			t.Fatalf("the pool counted %d of 1000 nodes after the failures", n)
 		}
 	})

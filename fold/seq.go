@@ -44,12 +44,12 @@ type seqFolder[N, H, R any] struct {
 	yield func(N) bool // folds a child of the node at depth d-1
 	deep  *stackFolder[N, H, R]
 	// w is the participant of the run that Run folds on a pool of
-	// parallelism 1 (nil for Seq), and cancelled its run's cancelled flag:
+	// parallelism 1 (nil for Seq), and canceled its run's canceled flag:
 	// before each node the folder looks at the flag, and every ctxEvery
 	// nodes at the run's context (see due).
-	w         *forkjoin.Worker
-	cancelled *atomic.Bool
-	ticks     uint32
+	w        *forkjoin.Worker
+	canceled *atomic.Bool
+	ticks    uint32
 }
 
 func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N, H, R] {
@@ -82,14 +82,14 @@ func newSeqFolder[N, H, R any](f Fold[N, H, R], g tree.Treeish[N]) *seqFolder[N,
 
 // due is the look before each node of a fold that has a run (s.w): it
 // reports whether the fold must call checkRun, which is when the run was
-// cancelled (one load: the run's flag, core.RunControl.CancelledFlag) or, every
+// canceled (one load: the run's flag, core.RunControl.CanceledFlag) or, every
 // ctxEvery nodes, to look at the run's context. The core learns of a done
 // context from a goroutine of the context's, which may wait for a
 // processor; the look at the context itself bounds that wait. (The call
 // of checkRun is at each call site: with it inside, due would cost more
 // than the compiler inlines.)
 func (s *seqFolder[N, H, R]) due() bool {
-	c := s.cancelled
+	c := s.canceled
 	if c == nil {
 		return false
 	}
@@ -102,9 +102,9 @@ func (s *seqFolder[N, H, R]) due() bool {
 const ctxEvery = 256
 
 // checkRun unwinds the fold on w, with the run's cancellation, if the run
-// was cancelled or its context is done.
+// was canceled or its context is done.
 func checkRun(w *forkjoin.Worker) {
-	if w.Cancelled() {
+	if w.Canceled() {
 		w.Abort(nil)
 	}
 	if err := w.Context().Err(); err != nil {
@@ -199,7 +199,7 @@ func (s *seqFolder[N, H, R]) foldKids(kids []N, d int) {
 func (s *seqFolder[N, H, R]) foldDeep(n N) R {
 	if s.deep == nil {
 		s.deep = newStackFolder(s.init, s.acc, s.fin, s.g)
-		s.deep.w, s.deep.cancelled, s.deep.ticks = s.w, s.cancelled, &s.ticks
+		s.deep.w, s.deep.canceled, s.deep.ticks = s.w, s.canceled, &s.ticks
 	}
 	return s.deep.fold(n)
 }
@@ -240,23 +240,23 @@ func Seq[N, H, R any](f Fold[N, H, R], g tree.Treeish[N], root N) R {
 // stackFolder folds a subtree with explicit stacks instead of recursion;
 // its stacks are kept for the next subtree (they are empty between folds).
 type stackFolder[N, H, R any] struct {
-	init      func(N) H
-	acc       func(*H, R)
-	fin       func(*H) R
-	g         tree.Treeish[N]
-	ks        *kidStack[N]
-	fs        frameStack[frame[H]]
-	spare     *frame[H]
-	slice     func(N) []N        // g's slice function, if it has one
-	cycle     walk.CycleCheck[N] // a node that is its own descendant
-	w         *forkjoin.Worker   // as seqFolder's, counting in *ticks
-	cancelled *atomic.Bool
-	ticks     *uint32
+	init     func(N) H
+	acc      func(*H, R)
+	fin      func(*H) R
+	g        tree.Treeish[N]
+	ks       *kidStack[N]
+	fs       frameStack[frame[H]]
+	spare    *frame[H]
+	slice    func(N) []N        // g's slice function, if it has one
+	cycle    walk.CycleCheck[N] // a node that is its own descendant
+	w        *forkjoin.Worker   // as seqFolder's, counting in *ticks
+	canceled *atomic.Bool
+	ticks    *uint32
 }
 
 // due is seqFolder's due.
 func (s *stackFolder[N, H, R]) due() bool {
-	c := s.cancelled
+	c := s.canceled
 	if c == nil {
 		return false
 	}

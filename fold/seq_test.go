@@ -104,7 +104,7 @@ func refHeight(n *Node) int {
 func TestReadyMadeFolds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := testtree.AnyTree(400).Draw(t, "graph")
-		if n := fold.Seq(fold.Count[*Node](), children, g.Root); n != len(g.Nodes) {
+		if n := fold.Seq(fold.Size[*Node](), children, g.Root); n != len(g.Nodes) {
 			t.Fatalf("Count = %d, want %d", n, len(g.Nodes))
 		}
 		if d, want := fold.Seq(fold.Depth[*Node](), children, g.Root), refHeight(g.Root); d != want {
@@ -239,7 +239,7 @@ func TestSeqDAGSelfLoop(t *testing.T) {
 			yield(3)
 		}
 	})
-	_, err := fold.SeqDAG(fold.Count[int](), g, 0, func(n int) int { return n })
+	_, err := fold.SeqDAG(fold.Size[int](), g, 0, func(n int) int { return n })
 	var ce *fold.CycleError[int]
 	if !errors.As(err, &ce) || ce.Key != 3 || !slices.Equal(ce.Cycle, []int{3}) {
 		t.Fatalf("got %v", err)
@@ -254,7 +254,7 @@ func TestSeqDAGSelfLoop(t *testing.T) {
 func TestCycleErrorLongCycle(t *testing.T) {
 	const n = 1000
 	g := tree.FromFunc(func(k int, yield func(int) bool) { yield((k + 1) % n) })
-	_, err := fold.SeqDAG(fold.Count[int](), g, 0, func(k int) int { return k })
+	_, err := fold.SeqDAG(fold.Size[int](), g, 0, func(k int) int { return k })
 	var ce *fold.CycleError[int]
 	if !errors.As(err, &ce) || len(ce.Cycle) != n {
 		t.Fatalf("got %v", err)
@@ -353,7 +353,7 @@ func TestPanicPropagates(t *testing.T) {
 }
 
 func TestNilFunctions(t *testing.T) {
-	ok := fold.Count[int]()
+	ok := fold.Size[int]()
 	leaf := tree.FromFunc(func(int, func(int) bool) {})
 	cases := map[string]struct {
 		f fold.Fold[int, int, int]

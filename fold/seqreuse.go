@@ -47,11 +47,11 @@ func (s *seqFolder[N, H, R]) set(f Fold[N, H, R], g tree.Treeish[N]) {
 // release drops the references of s, whose fold returned normally, to the
 // fold, and reports whether s is small enough to keep as a spare.
 func (s *seqFolder[N, H, R]) release() bool {
-	s.init, s.acc, s.fin, s.g, s.slice, s.w, s.cancelled = nil, nil, nil, tree.Treeish[N]{}, nil, nil, nil
+	s.init, s.acc, s.fin, s.g, s.slice, s.w, s.canceled = nil, nil, nil, tree.Treeish[N]{}, nil, nil, nil
 	d := s.deep
 	if d == nil {
 		return true
 	}
-	d.init, d.acc, d.fin, d.g, d.slice, d.w, d.cancelled = nil, nil, nil, tree.Treeish[N]{}, nil, nil, nil
+	d.init, d.acc, d.fin, d.g, d.slice, d.w, d.canceled = nil, nil, nil, tree.Treeish[N]{}, nil, nil, nil
 	return len(d.fs.chunks) <= maxSpareFrames/maxChunk && cap(d.ks.kids) <= maxSpareFrames
 }

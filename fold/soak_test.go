@@ -66,7 +66,7 @@ func soakDAGOf(n int) tree.Treeish[int] {
 
 type soakPanicValue struct{ at int }
 
-// TestSoak: 64 goroutines run a mix of folds, DAG folds, cancelled folds,
+// TestSoak: 64 goroutines run a mix of folds, DAG folds, canceled folds,
 // folds that panic, fork-join recursion and spawned tasks on one pool of
 // parallelism 2 for soakDuration, checking every result against the
 // sequential answer; every kind must have run, no result may be wrong, and
@@ -119,7 +119,7 @@ func TestSoak(t *testing.T) {
 						return int64(i)
 					}, func(h *int64, c int64) { *h += c }, func(h *int64) int64 { return *h })
 					if _, err := fold.RunCtx(ctx, p, cf, testtree.Binary(n), 0); !errors.Is(err, context.Canceled) {
-						bad("fold cancelled at node %d of %d: err = %v, want context.Canceled", at, n, err)
+						bad("fold canceled at node %d of %d: err = %v, want context.Canceled", at, n, err)
 					}
 					cancel()
 				case soakPanic:

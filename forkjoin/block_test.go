@@ -113,7 +113,7 @@ type blockPattern struct {
 
 var blockPatterns = []blockPattern{
 	// blockWaiters tasks wait for a channel the last task closes (for a
-	// Group: the context, cancelled by the last task's error).
+	// Group: the context, canceled by the last task's error).
 	{"wait-for-the-last", func() []func(ctx context.Context) error {
 		release := make(chan struct{})
 		ts := make([]func(ctx context.Context) error, 0, blockWaiters+1)

@@ -18,14 +18,14 @@ import (
 	"runtime/trace"
 )
 
-// unwinding is the panic value the core uses to unwind a cancelled run's
+// unwinding is the panic value the core uses to unwind a canceled run's
 // frames up to the nearest task boundary. It is never seen by users unless
 // their own recover catches it; re-panic anything you do not recognise.
 type unwinding struct{}
 
 // execute runs a task taken from a deque or the injector: a task boundary.
 // It switches the worker to the task's run, recovers a panic (recording it
-// in the run and cancelling it), cleans up the forks the panic abandoned,
+// in the run and canceling it), cleans up the forks the panic abandoned,
 // and marks the task finished for its joiner.
 func (w *Worker) execute(t *task) {
 	if w.holdsSlack() {
@@ -86,7 +86,7 @@ func (w *Worker) endTask(t *task, e *taskEnd, ok bool) {
 		w.restoreObs(e)
 	}
 	w.published = e.savedPub
-	if e.saved != nil && e.saved.cancelled.Load() {
+	if e.saved != nil && e.saved.canceled.Load() {
 		w.ask() // let the frames below notice at their next fork
 	}
 	if e.owner != nil { // a fork's slot: tell the joiner
@@ -131,8 +131,8 @@ func (w *Worker) setFam(r *runState) {
 // (abandonExiting). The frames below then meet the same Goexit: serve and
 // runRoot clean up for the goroutine.
 func (w *Worker) runTask(t *task, r *runState, mark int, end *taskEnd) (ok bool) {
-	if t.owner != nil && r != nil && r.cancelled.Load() {
-		return false // a cancelled fork is not started; its joiner unwinds
+	if t.owner != nil && r != nil && r.canceled.Load() {
+		return false // a canceled fork is not started; its joiner unwinds
 	}
 	defer func() {
 		if ok {

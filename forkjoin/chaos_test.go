@@ -30,14 +30,14 @@ func (j *waitJob) run(w *Worker, _ *Task) {
 			j.done.Complete()
 		}
 	}()
-	if w.Cancelled() {
+	if w.Canceled() {
 		return
 	}
 	j.out = fibFork.Call(w, j.n)
 }
 
 // TestChaos mixes every kind of run on one pool from several goroutines at
-// once — plain, panicking, cancelled, failing, nested, Push/Wait with
+// once — plain, panicking, canceled, failing, nested, Push/Wait with
 // private forks held across the Wait, For and Reduce — so that each
 // participant keeps helping with other runs' tasks while it waits for its
 // own. Every run checks its own outcome. A long test.
@@ -92,7 +92,7 @@ func chaosRound(p *pool.Pool, r *rand.Rand, root *tnode, want int64, nodes int) 
 		if !errors.As(err, &pe) || pe.Value != *b {
 			return "bomb: got " + errString(err)
 		}
-	case 2: // cancelled at a random moment
+	case 2: // canceled at a random moment
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(time.Duration(r.IntN(500))*time.Microsecond, cancel)
 		err := RunCtx(ctx, p, func(w *Worker) error { return endless(w, root) })

@@ -24,7 +24,7 @@
 //   - Join(w, a, b) runs two closures in parallel (convenient; each closure
 //     that captures variables is a heap allocation).
 //   - For and Reduce split an index range on demand; ForEach and MapReduce
-//     do the same over a slice, ForSeq and ReduceSeq over an iter.Seq
+//     do the same over a slice, ForIter and ReduceIter over an iter.Seq
 //     (read in buffers, each forked while the next fills).
 //   - Group is errgroup on the pool: made, fed and waited for from any
 //     goroutine; tasks that return errors, the first failure wins and

@@ -13,7 +13,7 @@ import (
 
 // A Group parses inputs in parallel, as errgroup would: the first bad one
 // fails the group, and the tasks still running see their context
-// cancelled.
+// canceled.
 func ExampleGroup() {
 	p := pool.New(2)
 	defer p.Close()

@@ -79,14 +79,14 @@ func ExampleMapReduce() {
 	// Output: tqbfjotld
 }
 
-// ForSeq runs a body for every value of an iterator: here the keys of a
+// ForIter runs a body for every value of an iterator: here the keys of a
 // map, which cannot be indexed.
-func ExampleForSeq() {
+func ExampleForIter() {
 	sizes := map[string]int{"a.txt": 120, "b.txt": 30, "c.txt": 850}
 	var total atomic.Int64
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			forkjoin.ForSeq(w, maps.Keys(sizes), 0, func(w *forkjoin.Worker, name string) {
+			forkjoin.ForIter(w, maps.Keys(sizes), 0, func(w *forkjoin.Worker, name string) {
 				total.Add(int64(sizes[name]))
 			})
 		})
@@ -95,12 +95,12 @@ func ExampleForSeq() {
 	// Output: 1000
 }
 
-// ReduceSeq combines in the order the iterator yields.
-func ExampleReduceSeq() {
+// ReduceIter combines in the order the iterator yields.
+func ExampleReduceIter() {
 	var out string
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			out = forkjoin.ReduceSeq(w, slices.Values([]int{1, 2, 3, 4, 5}), 2,
+			out = forkjoin.ReduceIter(w, slices.Values([]int{1, 2, 3, 4, 5}), 2,
 				func(w *forkjoin.Worker, v int) string { return fmt.Sprint(v) },
 				func(a, b string) string { return a + "," + b })
 		})

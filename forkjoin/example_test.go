@@ -236,12 +236,12 @@ func ExampleWorker_Context() {
 	// Output: r-17
 }
 
-func ExampleWorker_Cancelled() {
+func ExampleWorker_Canceled() {
 	pool.With(2, func(p *pool.Pool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		err := forkjoin.RunCtx(ctx, p, func(w *forkjoin.Worker) error {
 			cancel()
-			for !w.Cancelled() { // a long callback polls and returns early
+			for !w.Canceled() { // a long callback polls and returns early
 			}
 			return nil
 		})

@@ -23,7 +23,7 @@ import (
 type dagRun struct {
 	n, failAt, cancelAt, input int
 	deps                       [][]int
-	preCancel                  bool // the run's context is cancelled before Run
+	preCancel                  bool // the run's context is canceled before Run
 }
 
 func newDAGRun(rng *rand.Rand, n, k int) *dagRun {
@@ -102,7 +102,7 @@ func (d *dagRun) run(p *pool.Pool) string {
 			upstreamFailed[i] = upstreamFailed[i] || upstreamFailed[j] || j == d.failAt
 		}
 	}
-	cancelled := d.preCancel || d.cancelAt >= 0
+	canceled := d.preCancel || d.cancelAt >= 0
 	for i, nd := range nodes {
 		r, v, e := runs[i].Load(), nd.Value(), nd.Err()
 		var de *forkjoin.DependencyError
@@ -114,15 +114,15 @@ func (d *dagRun) run(p *pool.Pool) string {
 				return fmt.Sprintf("failing node %d: value %d, err %v", i, v, e)
 			}
 		case r == 1:
-			// (A node that ran while its run was cancelled may report
+			// (A node that ran while its run was canceled may report
 			// the context's error, with its value.)
-			if (e != nil && !(cancelled && errors.Is(e, context.Canceled))) || v != want[i] {
+			if (e != nil && !(canceled && errors.Is(e, context.Canceled))) || v != want[i] {
 				return fmt.Sprintf("node %d: value %d, err %v; want %d", i, v, e, want[i])
 			}
 			if upstreamFailed[i] {
 				return fmt.Sprintf("node %d ran after its dependency %d failed", i, d.failAt)
 			}
-		case !cancelled && !upstreamFailed[i]:
+		case !canceled && !upstreamFailed[i]:
 			return fmt.Sprintf("node %d did not run (err %v)", i, e)
 		case v != 0:
 			return fmt.Sprintf("node %d did not run but has the value %d", i, v)
@@ -131,10 +131,10 @@ func (d *dagRun) run(p *pool.Pool) string {
 		}
 	}
 	switch {
-	case d.failAt < 0 && !cancelled && err != nil:
+	case d.failAt < 0 && !canceled && err != nil:
 		return fmt.Sprintf("Run: %v", err)
 	case d.preCancel && !errors.Is(err, context.Canceled):
-		return fmt.Sprintf("Run with a cancelled context: %v", err)
+		return fmt.Sprintf("Run with a canceled context: %v", err)
 	case d.failAt >= 0 && runs[d.failAt].Load() == 1 && err == nil:
 		return "Run: nil after a failure"
 	}
@@ -144,7 +144,7 @@ func (d *dagRun) run(p *pool.Pool) string {
 // Graphs built afresh and run by several goroutines at once on one pool,
 // the way a server builds one per request: their nodes' run state comes
 // from arrays shared by all graphs and handed on as soon as a Run returns
-// (graphrun.go). Runs fail, are cancelled before they start or while they
+// (graphrun.go). Runs fail, are canceled before they start or while they
 // run, and each must still be exactly its own: no node of one run sees
 // a count, a failure or a cancellation of another.
 func TestGraphsShareRunState(t *testing.T) {
@@ -212,7 +212,7 @@ func TestGraphNestedRun(t *testing.T) {
 
 // A graph bigger than the run state shared between graphs keeps its own
 // between runs: run again, it starts afresh each time, including after a
-// run whose context was cancelled (whose run state is not reused).
+// run whose context was canceled (whose run state is not reused).
 func TestGraphBigRunAgain(t *testing.T) {
 	leakcheck.Check(t)
 	const width = 3000 // two layers and a join: more than graphTasksPooled nodes
@@ -262,7 +262,7 @@ func TestGraphBigRunAgain(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				if err := g.RunCtx(ctx, p); !errors.Is(err, context.Canceled) || !errors.Is(join.Err(), context.Canceled) {
-					t.Fatalf("run %d, cancelled: %v, join's %v", r, err, join.Err())
+					t.Fatalf("run %d, canceled: %v, join's %v", r, err, join.Err())
 				}
 				continue
 			}

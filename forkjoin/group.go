@@ -30,7 +30,7 @@ import (
 // Group, whose goroutines are the pool's participants. The first error (or
 // panic, as a *PanicError) is what Wait returns, and cancels the context
 // NewGroup returned. Every function passed to Go runs, even after a
-// failure (it sees the context cancelled), as in errgroup.
+// failure (it sees the context canceled), as in errgroup.
 //
 // A Group is made, fed and waited for from any goroutine: outside the
 // pool's work, or inside a task (a Group made inside a task of another
@@ -77,7 +77,7 @@ func (c *groupContext) Value(key any) any {
 }
 
 // NewGroup returns a Group whose tasks run on p, and the context they
-// share: derived from ctx, and cancelled the first time a task fails
+// share: derived from ctx, and canceled the first time a task fails
 // (with that failure as its cause, see context.Cause) or Wait returns,
 // whichever comes first. It is errgroup.WithContext. A nil ctx, a nil or
 // closed pool panic.
@@ -111,7 +111,7 @@ func NewGroup(ctx context.Context, p *pool.Pool) (*Group, context.Context) {
 
 // Go runs fn as a task of the group: some participant of the pool calls
 // it. The first fn to return an error, or to panic (as a *PanicError),
-// fails the group: its context is cancelled and Wait returns that
+// fails the group: its context is canceled and Wait returns that
 // failure. With a limit (SetLimit), Go blocks while the group has that
 // many tasks not yet over. Go may be called from any goroutine, and from
 // the group's own tasks, until Wait has returned; after that it panics.
@@ -282,5 +282,5 @@ func (g *Group) checkOutside(me uint64) {
 	}
 }
 
-// errGroupOver is the cause of a Group's context cancelled by Wait.
+// errGroupOver is the cause of a Group's context canceled by Wait.
 var errGroupOver = errors.New("forkjoin: Group.Wait returned")

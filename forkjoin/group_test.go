@@ -18,7 +18,7 @@ import (
 // come at once, so that a missing one fails the test instead of hanging it.
 const groupHang = 20 * time.Second
 
-// The first error wins: Wait returns it, the group's context is cancelled
+// The first error wins: Wait returns it, the group's context is canceled
 // with it as the cause, and the tasks that were blocked on that context
 // return (those not yet started are skipped).
 func TestGroupFirstErrorCancelsOthers(t *testing.T) {
@@ -35,7 +35,7 @@ func TestGroupFirstErrorCancelsOthers(t *testing.T) {
 						select {
 						case <-ctx.Done():
 						case <-time.After(groupHang):
-							t.Errorf("n=%d: a task still running was not cancelled", n)
+							t.Errorf("n=%d: a task still running was not canceled", n)
 						}
 						if context.Cause(ctx) == errFirst {
 							sawCause.Add(1)
@@ -149,7 +149,7 @@ func TestGroupNested(t *testing.T) {
 
 // A parent context done before the tasks start: they all run (as
 // errgroup's do) and see it done. Misuse panics with a message.
-func TestGroupParentCancelledAndMisuse(t *testing.T) {
+func TestGroupParentCanceledAndMisuse(t *testing.T) {
 	leakcheck.Check(t)
 	pool.With(2, func(p *pool.Pool) {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -26,7 +26,7 @@ import (
 )
 
 // waitTask helps with other work until the stolen task h has finished.
-// Panics with the unwinding sentinel if h failed (its run is cancelled and
+// Panics with the unwinding sentinel if h failed (its run is canceled and
 // the failure recorded there).
 func (w *Worker) waitTask(h *task) {
 	w.helpUntil(h.over, h, nil)

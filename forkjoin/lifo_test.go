@@ -234,9 +234,9 @@ func TestPropSlotExactlyOnce(t *testing.T) {
 		handed := min(next.Load(), int64(nodes))
 		st := p.Stats()
 		if st.Submitted != handed-1 || st.Completed+st.Panicked != total-1 ||
-			st.Submitted != st.Completed+st.Panicked+st.Cancelled {
-			rt.Fatalf("stats: submitted %d of %d spawned, completed %d, panicked %d, cancelled %d, ran %d",
-				st.Submitted, handed-1, st.Completed, st.Panicked, st.Cancelled, total-1)
+			st.Submitted != st.Completed+st.Panicked+st.Canceled {
+			rt.Fatalf("stats: submitted %d of %d spawned, completed %d, panicked %d, canceled %d, ran %d",
+				st.Submitted, handed-1, st.Completed, st.Panicked, st.Canceled, total-1)
 		}
 		if err := slotsEmpty(s); err != nil {
 			rt.Fatalf("after Close: %v", err)

@@ -112,7 +112,7 @@ func cheapForms() loopForms {
 		forSeq: func(s []uint64, p *pool.Pool) uint64 {
 			var sums [2]padded
 			forkjoin.Run(p, func(w *forkjoin.Worker) {
-				forkjoin.ForSeq(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) {
+				forkjoin.ForIter(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) {
 					sums[w.Index()].v += step3(v)
 				})
 			})
@@ -120,7 +120,7 @@ func cheapForms() loopForms {
 		},
 		reduceSeq: func(s []uint64, p *pool.Pool) (h uint64) {
 			forkjoin.Run(p, func(w *forkjoin.Worker) {
-				h = forkjoin.ReduceSeq(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) uint64 { return step3(v) }, addU)
+				h = forkjoin.ReduceIter(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) uint64 { return step3(v) }, addU)
 			})
 			return h
 		},
@@ -184,7 +184,7 @@ func x20Forms() loopForms {
 		forSeq: func(s []uint64, p *pool.Pool) uint64 {
 			var sums [2]padded
 			forkjoin.Run(p, func(w *forkjoin.Worker) {
-				forkjoin.ForSeq(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) {
+				forkjoin.ForIter(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) {
 					sums[w.Index()].v += step60(v)
 				})
 			})
@@ -192,7 +192,7 @@ func x20Forms() loopForms {
 		},
 		reduceSeq: func(s []uint64, p *pool.Pool) (h uint64) {
 			forkjoin.Run(p, func(w *forkjoin.Worker) {
-				h = forkjoin.ReduceSeq(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) uint64 { return step60(v) }, addU)
+				h = forkjoin.ReduceIter(w, genN(len(s)), 0, func(w *forkjoin.Worker, v uint64) uint64 { return step60(v) }, addU)
 			})
 			return h
 		},
@@ -205,7 +205,7 @@ func x20Forms() loopForms {
 // 10^7 uint64 (0, 1, 2, …), the cheap body (step3) and 20× its work
 // (step60), on a pool of 2. The slice forms write step(s[i]) to out[i]
 // ("loop" is their plain loop) or sum it ("sumloop"); the iterator forms
-// sum step(v) over genN ("rangefunc"), ForSeq into per-participant sums.
+// sum step(v) over genN ("rangefunc"), ForIter into per-participant sums.
 // The rows ending in -p1 run on a pool of 1: the loop's cost with nobody
 // to share it, its body calls included, which halved is the floor of
 // the row on 2.
@@ -249,8 +249,8 @@ func BenchmarkLoops(b *testing.B) {
 			run  func(s []uint64, p *pool.Pool) uint64
 			p    *pool.Pool
 		}{{"sumloop", fs.sumLoop, nil}, {"Reduce", fs.reduce, p}, {"MapReduce", fs.mapReduce, p}, {"MapReduce-p1", fs.mapReduce, p1},
-			{"rangefunc", fs.rangeFunc, nil}, {"ForSeq", fs.forSeq, p}, {"ForSeq-p1", fs.forSeq, p1},
-			{"ReduceSeq", fs.reduceSeq, p}, {"ReduceSeq-p1", fs.reduceSeq, p1}} {
+			{"rangefunc", fs.rangeFunc, nil}, {"ForIter", fs.forSeq, p}, {"ForIter-p1", fs.forSeq, p1},
+			{"ReduceIter", fs.reduceSeq, p}, {"ReduceIter-p1", fs.reduceSeq, p1}} {
 			b.Run(wk.name+"/"+c.name, func(b *testing.B) {
 				var h uint64
 				for b.Loop() {

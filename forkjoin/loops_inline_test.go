@@ -14,7 +14,7 @@ import (
 )
 
 // TestSeqLoopsInline compiles testdata/inlineseq with -gcflags=-m and
-// checks, at every line marked "// INLINE: ForSeq" (or ReduceSeq), that
+// checks, at every line marked "// INLINE: ForIter" (or ReduceIter), that
 // the compiler inlined the loop into its caller and the loop's yield into
 // the iterator: reading an inlinable iterator then costs a store per value
 // and no call (seq.go). Both functions sit just under the inlining budget;
@@ -40,9 +40,9 @@ func TestSeqLoopsInline(t *testing.T) {
 			continue
 		}
 		checked++
-		// "main.go:L:C: inlining call to forkjoin.ForSeq[go.shape.uint64]",
+		// "main.go:L:C: inlining call to forkjoin.ForIter[go.shape.uint64]",
 		// and for the yield, a closure of the caller named after the loop:
-		// "main.go:L:C: inlining call to main.func1.1.ForSeq[go.shape.uint64].5".
+		// "main.go:L:C: inlining call to main.func1.1.ForIter[go.shape.uint64].5".
 		loop := regexp.MustCompile(`inlining call to forkjoin\.` + what + `\[[^ ]*\]$`)
 		yield := regexp.MustCompile(`inlining call to main\.[^ ]*\.` + what + `\[[^ ]*\]\.[0-9]+$`)
 		at := fmt.Sprintf("main.go:%d:", i+1)

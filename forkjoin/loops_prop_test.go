@@ -17,7 +17,7 @@ import (
 // The loops' properties: every loop visits each element exactly once, and
 // every reduction equals the sequential one for associative combines that
 // are not commutative, on random sizes, grains, buffers and parallelism.
-// With force set, the iterators of ForSeq and ReduceSeq ask their producer
+// With force set, the iterators of ForIter and ReduceIter ask their producer
 // for work every few values (Worker.ask, as a thief does), so that helpers
 // are forked and take buffers whatever the timing; without it they come
 // only when a participant is idle.
@@ -72,12 +72,12 @@ func TestPropLoopsEachOnce(t *testing.T) {
 				*v = -*v
 			})
 			wp = w
-			ForSeq(w, seqOf(idx, &wp, every), buf, func(w *Worker, v int) { seqMarks[-v].Add(1) })
+			ForIter(w, seqOf(idx, &wp, every), buf, func(w *Worker, v int) { seqMarks[-v].Add(1) })
 			wp = nil
 		})
 		for i := range n {
 			if f, e, s := forMarks[i].Load(), eachMarks[i].Load(), seqMarks[i].Load(); f != 1 || e != 1 || s != 1 || idx[i] != -i {
-				rt.Fatalf("element %d: For visited it %d times, ForEach %d (left %d), ForSeq %d", i, f, e, idx[i], s)
+				rt.Fatalf("element %d: For visited it %d times, ForEach %d (left %d), ForIter %d", i, f, e, idx[i], s)
 			}
 		}
 	})
@@ -129,11 +129,11 @@ func checkReductions[R comparable](rt *rapid.T, what string, s []int, grain, buf
 		}, combine)
 		mapReduce = MapReduce(w, s, grain, func(w *Worker, v *int) R { return f(*v) }, combine)
 		wp = w
-		reduceSeq = ReduceSeq(w, seqOf(s, &wp, every), buf, func(w *Worker, v int) R { return f(v) }, combine)
+		reduceSeq = ReduceIter(w, seqOf(s, &wp, every), buf, func(w *Worker, v int) R { return f(v) }, combine)
 		wp = nil
 	})
 	if reduce != want || mapReduce != want || reduceSeq != want {
-		rt.Fatalf("%s of %d elements: Reduce %v, MapReduce %v, ReduceSeq %v, sequential %v", what, len(s), reduce, mapReduce, reduceSeq, want)
+		rt.Fatalf("%s of %d elements: Reduce %v, MapReduce %v, ReduceIter %v, sequential %v", what, len(s), reduce, mapReduce, reduceSeq, want)
 	}
 }
 
@@ -153,7 +153,7 @@ func TestPropLoopsReduce(t *testing.T) {
 }
 
 // TestSeqLoopsEnd: an iterator that stops early, panics, or whose run is
-// cancelled (by Worker.Cancel, from the iterator or from a body, or by
+// canceled (by Worker.Cancel, from the iterator or from a body, or by
 // the context of RunCtx) ends the loop cleanly: the panic or the error
 // reaches the caller of Run, the iterator is not read on (its deferred
 // calls ran, and it yields at most a buffer more after a cancellation it
@@ -217,7 +217,7 @@ func TestSeqLoopsEnd(t *testing.T) {
 			}()
 			return RunCtx(ctx, p, func(w *Worker) error {
 				cw = w
-				ReduceSeq(w, seq, buf, func(w *Worker, v int) int { body(w, v); return v }, func(a, b int) int { return a + b })
+				ReduceIter(w, seq, buf, func(w *Worker, v int) int { body(w, v); return v }, func(a, b int) int { return a + b })
 				return nil
 			})
 		}()
@@ -242,11 +242,11 @@ func TestSeqLoopsEnd(t *testing.T) {
 			}
 		case "context":
 			if !errors.Is(err, context.Canceled) {
-				rt.Fatalf("context cancelled at %d: RunCtx returned %v", stop, err)
+				rt.Fatalf("context canceled at %d: RunCtx returned %v", stop, err)
 			}
 		}
 		if how == "cancel in seq" && yielded.Load() > int64(stop+buf) {
-			rt.Fatalf("cancelled at %d with buf %d: the iterator yielded %d values", stop, buf, yielded.Load())
+			rt.Fatalf("canceled at %d with buf %d: the iterator yielded %d values", stop, buf, yielded.Load())
 		}
 		if how != "return" && stop+1 < n && yielded.Load() == n && how != "panic in body" && how != "cancel in body" && how != "context" {
 			rt.Fatalf("%s at %d: the iterator was read to its end", how, stop)
@@ -260,7 +260,7 @@ func TestSeqLoopsEnd(t *testing.T) {
 	})
 }
 
-// TestSeqLoopsStress runs many small ForSeq and ReduceSeq loops whose
+// TestSeqLoopsStress runs many small ForIter and ReduceIter loops whose
 // producers are asked for work all the time, on pools of 2 to 4, so that
 // helpers start, take buffers, run dry and end, over and over (run it with
 // -race); every loop's result is checked. Lent buffers rest behind only
@@ -289,23 +289,23 @@ func TestSeqLoopsStress(t *testing.T) {
 			Run(p, func(w *Worker) {
 				wp = w
 				buf := r % 7
-				ForSeq(w, seqOf(s, &wp, 1+r%5), buf, func(w *Worker, v string) { count.Add(int64(len(v))) })
+				ForIter(w, seqOf(s, &wp, 1+r%5), buf, func(w *Worker, v string) { count.Add(int64(len(v))) })
 				if r%4 == 0 { // a slow body: lent buffers are filled again without resting
 					var slow atomic.Uint64
-					ForSeq(w, seqOf(s, &wp, 3), 0, func(w *Worker, v string) { slow.Add(spin(50 * len(v))) })
+					ForIter(w, seqOf(s, &wp, 3), 0, func(w *Worker, v string) { slow.Add(spin(50 * len(v))) })
 					var want uint64
 					for _, v := range s {
 						want += spin(50 * len(v))
 					}
 					if slow.Load() != want {
-						t.Errorf("p %d round %d: the slow ForSeq summed %d, want %d", par, r, slow.Load(), want)
+						t.Errorf("p %d round %d: the slow ForIter summed %d, want %d", par, r, slow.Load(), want)
 					}
 				}
-				got = ReduceSeq(w, seqOf(s, &wp, 1+r%3), buf, func(w *Worker, v string) string { return v }, strCombine)
+				got = ReduceIter(w, seqOf(s, &wp, 1+r%3), buf, func(w *Worker, v string) string { return v }, strCombine)
 				wp = nil
 			})
 			if got != want || count.Load() != int64(len(want)) {
-				t.Fatalf("p %d round %d: ReduceSeq %q…, want %q…; ForSeq saw %d bytes of %d", par, r, got[:min(20, len(got))], want[:min(20, len(want))], count.Load(), len(want))
+				t.Fatalf("p %d round %d: ReduceIter %q…, want %q…; ForIter saw %d bytes of %d", par, r, got[:min(20, len(got))], want[:min(20, len(want))], count.Load(), len(want))
 			}
 		}
 		p.Close()

@@ -87,7 +87,7 @@ func TestForEachAndMapReduce(t *testing.T) {
 	}
 }
 
-func TestForSeqAndReduceSeq(t *testing.T) {
+func TestForIterAndReduceIter(t *testing.T) {
 	leakcheck.Check(t)
 	for _, par := range []int{1, 2, 4} {
 		pool.With(par, func(p *pool.Pool) {
@@ -98,24 +98,24 @@ func TestForSeqAndReduceSeq(t *testing.T) {
 					var sum atomic.Int64
 					var got phash
 					forkjoin.Run(p, func(w *forkjoin.Worker) {
-						forkjoin.ForSeq(w, slices.Values(s), buf, func(w *forkjoin.Worker, v int) {
+						forkjoin.ForIter(w, slices.Values(s), buf, func(w *forkjoin.Worker, v int) {
 							sum.Add(int64(v))
 						})
-						forkjoin.ForSeq(w, indices(n), buf, func(w *forkjoin.Worker, i int) { marks[i%1001].Add(1) })
-						got = forkjoin.ReduceSeq(w, slices.Values(s), buf, func(w *forkjoin.Worker, v int) phash { return phOf(v) }, phCombine)
+						forkjoin.ForIter(w, indices(n), buf, func(w *forkjoin.Worker, i int) { marks[i%1001].Add(1) })
+						got = forkjoin.ReduceIter(w, slices.Values(s), buf, func(w *forkjoin.Worker, v int) phash { return phOf(v) }, phCombine)
 					})
 					var want int64
 					for _, v := range s {
 						want += int64(v)
 					}
 					if sum.Load() != want {
-						t.Fatalf("par %d n %d buf %d: ForSeq summed %d, want %d", par, n, buf, sum.Load(), want)
+						t.Fatalf("par %d n %d buf %d: ForIter summed %d, want %d", par, n, buf, sum.Load(), want)
 					}
 					if n <= 1001 {
-						countOnce(t, "ForSeq", marks[:n])
+						countOnce(t, "ForIter", marks[:n])
 					}
 					if got != phSeq(s) {
-						t.Fatalf("par %d n %d buf %d: ReduceSeq %v, sequential %v", par, n, buf, got, phSeq(s))
+						t.Fatalf("par %d n %d buf %d: ReduceIter %v, sequential %v", par, n, buf, got, phSeq(s))
 					}
 				}
 			}
@@ -145,15 +145,15 @@ func TestLoopsPanicAndNest(t *testing.T) {
 					return 1
 				}, func(a, b int) int { return a + b })
 			},
-			"ForSeq": func(w *forkjoin.Worker) {
-				forkjoin.ForSeq(w, indices(len(s)), 100, func(w *forkjoin.Worker, i int) {
+			"ForIter": func(w *forkjoin.Worker) {
+				forkjoin.ForIter(w, indices(len(s)), 100, func(w *forkjoin.Worker, i int) {
 					if i == 2500 {
 						panic("loop boom")
 					}
 				})
 			},
-			"ReduceSeq": func(w *forkjoin.Worker) {
-				forkjoin.ReduceSeq(w, slices.Values(s), 100, func(w *forkjoin.Worker, v int) int {
+			"ReduceIter": func(w *forkjoin.Worker) {
+				forkjoin.ReduceIter(w, slices.Values(s), 100, func(w *forkjoin.Worker, v int) int {
 					if v == s[2500] {
 						panic("loop boom")
 					}
@@ -173,11 +173,11 @@ func TestLoopsPanicAndNest(t *testing.T) {
 				forkjoin.Run(p, loop)
 			}()
 		}
-		// Nested: a ReduceSeq whose mapf runs a MapReduce over a slice.
+		// Nested: a ReduceIter whose mapf runs a MapReduce over a slice.
 		rows := [][]int{loopInput(10), loopInput(500), nil, loopInput(2000)}
 		var got phash
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			got = forkjoin.ReduceSeq(w, slices.Values(rows), 1, func(w *forkjoin.Worker, row []int) phash {
+			got = forkjoin.ReduceIter(w, slices.Values(rows), 1, func(w *forkjoin.Worker, row []int) phash {
 				return forkjoin.MapReduce(w, row, 0, func(w *forkjoin.Worker, v *int) phash { return phOf(*v) }, phCombine)
 			}, func(a, b phash) phash {
 				if a == (phash{}) { // an empty row's zero result

@@ -11,7 +11,7 @@ const (
 	concurrentCallers = 8     // goroutines calling Run at once on one pool
 	runsPerCaller     = 1_000 // Runs per goroutine
 	panicRounds       = 1_000 // runs with injected panics, reusing one pool
-	cancelRounds      = 40    // runs cancelled at a random moment
+	cancelRounds      = 40    // runs canceled at a random moment
 	bigDepth          = 18    // depth of the big tree of the stats test
 	fibMax            = 22    // largest n of the fib property
 	forMax            = 50_000

@@ -20,8 +20,8 @@ import (
 // acted on it before the task returns), and returns normally.
 func cancelAndReturn(t *testing.T, w *forkjoin.Worker, cancel context.CancelFunc) {
 	cancel()
-	if !testcheck.PollUntil(w.Cancelled) {
-		t.Error("the task's Worker never saw its context cancelled")
+	if !testcheck.PollUntil(w.Canceled) {
+		t.Error("the task's Worker never saw its context canceled")
 	}
 }
 
@@ -29,7 +29,7 @@ func cancelAndReturn(t *testing.T, w *forkjoin.Worker, cancel context.CancelFunc
 // runs stops the task's forks, but a task that returns anyway is over
 // with what it returned: its handle, its graph node and its scope report
 // that, not the context's error (which is for tasks skipped before they
-// started, or unwound by their cancelled forks).
+// started, or unwound by their canceled forks).
 func TestStartedTaskKeepsItsOutcome(t *testing.T) {
 	leakcheck.Check(t)
 	pool.With(2, func(p *pool.Pool) {
@@ -138,13 +138,13 @@ func TestAddNodeRefusesWithContext(t *testing.T) {
 	}, "WithContext", "RunCtx")
 }
 
-// TestRecycledScopeTaskNotCancelledByOldContext: a scope task whose context
+// TestRecycledScopeTaskNotCanceledByOldContext: a scope task whose context
 // ends while it runs has the cancellation delivered on a goroutine of the
 // context's; the task's memory is reused by the next Scope's task, which
 // that late cancellation must not reach. Each round, the first Scope's task
 // cancels its own context and returns; the second Scope (a context that is
 // never done) runs a For that must cover every index.
-func TestRecycledScopeTaskNotCancelledByOldContext(t *testing.T) {
+func TestRecycledScopeTaskNotCanceledByOldContext(t *testing.T) {
 	leakcheck.Check(t)
 	for _, par := range []int{1, 2} {
 		pool.With(par, func(p *pool.Pool) {

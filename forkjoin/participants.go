@@ -259,7 +259,7 @@ func (w *Worker) resetCounters() {
 		st.submitted[p].Store(0)
 		st.completed[p].Store(0)
 		st.panicked[p].Store(0)
-		st.cancelled[p].Store(0)
+		st.canceled[p].Store(0)
 	}
 }
 
@@ -293,7 +293,7 @@ func (r *retiredStats) add(w *Worker) {
 		r.spawn.submitted[p].Add(w.spawnState.stats.submitted[p].Load())
 		r.spawn.completed[p].Add(w.spawnState.stats.completed[p].Load())
 		r.spawn.panicked[p].Add(w.spawnState.stats.panicked[p].Load())
-		r.spawn.cancelled[p].Add(w.spawnState.stats.cancelled[p].Load())
+		r.spawn.canceled[p].Add(w.spawnState.stats.canceled[p].Load())
 	}
 }
 
@@ -333,5 +333,5 @@ func addCounters(st *pool.Stats, ws *pool.WorkerStats, c workerCountersSnapshot,
 	ws.Submitted += sp.Submitted
 	ws.Completed += sp.Completed
 	ws.Panicked += sp.Panicked
-	ws.Cancelled += sp.Cancelled
+	ws.Canceled += sp.Canceled
 }

@@ -47,7 +47,7 @@ func (w *Worker) push(t *Task) {
 		// first finds the flag up and asks again.
 		w.armed = false
 		w.clearAsked()
-		if w.run.cancelled.Load() {
+		if w.run.canceled.Load() {
 			w.ask() // the cancellation's request is not ours to take
 		}
 	}
@@ -77,7 +77,7 @@ func (w *Worker) requestPending() bool { return w.standing }
 //go:noinline
 func (w *Worker) requested() bool {
 	if w.armed {
-		if w.run.cancelled.Load() {
+		if w.run.canceled.Load() {
 			w.answerRequest() // unwinds
 		}
 		return true // standing
@@ -103,9 +103,9 @@ func (w *Worker) recordPanic(v any) {
 // Worker.Cancel does from the run's own.
 func (r *runState) Cancel(err error) { r.cancel(err) }
 
-// CancelledFlag is core.RunControl's: the run's cancelled flag (cancel sets it
+// CanceledFlag is core.RunControl's: the run's canceled flag (cancel sets it
 // before it asks the participants).
-func (r *runState) CancelledFlag() *atomic.Bool { return &r.cancelled }
+func (r *runState) CanceledFlag() *atomic.Bool { return &r.canceled }
 
 // local is core.Local: per-participant storage, for scratch memory that
 // the layers above reuse from run to run.

@@ -203,7 +203,7 @@ func (in *injector) advance(p Priority, k int) {
 // (written by its owner only) and one on the scheduler for submissions
 // from outside any participant.
 type spawnCounters struct {
-	submitted, completed, panicked, cancelled [numPriorities]atomic.Int64
+	submitted, completed, panicked, canceled [numPriorities]atomic.Int64
 }
 
 // addStats adds the counters to st's totals and per-priority counts, and
@@ -212,20 +212,20 @@ func (c *spawnCounters) addStats(st *pool.Stats) (total pool.PriorityStats) {
 	for p := 0; p < numPriorities; p++ {
 		ps := &st.ByPriority[p]
 		sub, com := c.submitted[p].Load(), c.completed[p].Load()
-		pan, can := c.panicked[p].Load(), c.cancelled[p].Load()
+		pan, can := c.panicked[p].Load(), c.canceled[p].Load()
 		ps.Submitted += sub
 		ps.Completed += com
 		ps.Panicked += pan
-		ps.Cancelled += can
+		ps.Canceled += can
 		total.Submitted += sub
 		total.Completed += com
 		total.Panicked += pan
-		total.Cancelled += can
+		total.Canceled += can
 	}
 	st.Submitted += total.Submitted
 	st.Completed += total.Completed
 	st.Panicked += total.Panicked
-	st.Cancelled += total.Cancelled
+	st.Canceled += total.Canceled
 	return total
 }
 

@@ -48,7 +48,7 @@ func (w *Worker) answerRequest() {
 	w.checkActive() // before taking the request: a stale handle keeps failing here
 	w.clearAsked()
 	w.armed = false
-	if w.run.cancelled.Load() {
+	if w.run.canceled.Load() {
 		panic(unwinding{})
 	}
 	w.flushSlot() // a thief asked: let it see the slot's task (lifo.go)

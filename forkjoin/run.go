@@ -6,7 +6,7 @@ package forkjoin
 //
 // A run fails once: the first failure (a panic, an error fn returned, a
 // Cancel's cause, the context's error) is kept, and every later one is
-// dropped. Cancelling sets the run's cancelled flag and asks every
+// dropped. Canceling sets the run's canceled flag and asks every
 // participant in use to take its slow path at its next fork, where it sees
 // the flag and unwinds.
 
@@ -22,12 +22,12 @@ import (
 )
 
 // runState is what the participants of one run share: its context and
-// whether it was cancelled, and why.
+// whether it was canceled, and why.
 type runState struct {
-	cancelled atomic.Bool
-	failure   atomic.Pointer[error] // the first failure: panic, error or ctx.Err()
-	ctx       context.Context
-	sched     *scheduler
+	canceled atomic.Bool
+	failure  atomic.Pointer[error] // the first failure: panic, error or ctx.Err()
+	ctx      context.Context
+	sched    *scheduler
 	// fam is the family of the spawned task this run is (family.go): the
 	// tasks of which families the run's participants may run while they
 	// wait, and the parent of a Scope made in the run. nil for a Run's.
@@ -43,7 +43,7 @@ func (r *runState) cancel(err error) {
 	if err != nil {
 		r.failure.CompareAndSwap(nil, &err)
 	}
-	if r.cancelled.Swap(true) {
+	if r.canceled.Swap(true) {
 		return
 	}
 	for _, w := range *r.sched.participants.Load() {
@@ -69,12 +69,12 @@ func (r *runState) recovered(v any) {
 }
 
 // err is the run's outcome: its first failure; else, if it was
-// cancelled, its context's error or ErrAborted; else nil.
+// canceled, its context's error or ErrAborted; else nil.
 func (r *runState) err() error {
 	if p := r.failure.Load(); p != nil {
 		return *p
 	}
-	if r.cancelled.Load() {
+	if r.canceled.Load() {
 		if r.ctx != nil && r.ctx.Err() != nil {
 			return r.ctx.Err()
 		}
@@ -99,7 +99,7 @@ func (w *Worker) Abort(cause error) {
 	panic(unwinding{})
 }
 
-// ErrAborted is what a run returns when it was cancelled (Worker.Cancel or
+// ErrAborted is what a run returns when it was canceled (Worker.Cancel or
 // Worker.Abort with a nil cause) without any recorded failure.
 var ErrAborted = errors.New("forkjoin: run aborted")
 
@@ -211,7 +211,7 @@ func runOn(ctx context.Context, s *scheduler, fn func(w *Worker) error) error {
 	if ctx != nil {
 		// The context may be done before its AfterFunc told the run (it
 		// runs on a goroutine of its own): done before we returned means
-		// cancelled.
+		// canceled.
 		return ctx.Err()
 	}
 	return nil

@@ -389,7 +389,7 @@ func endless(w *Worker, root *tnode) error {
 	}
 }
 
-// promptLimit bounds how long a cancelled run may take to return. Every
+// promptLimit bounds how long a canceled run may take to return. Every
 // callback in these tests takes microseconds, so a run that notices
 // cancellation at its next fork returns in far less; the limit only
 // leaves room for a loaded machine.
@@ -409,10 +409,10 @@ func TestCancellation(t *testing.T) {
 			if round == 0 {
 				delay = 0
 			}
-			var cancelledAt atomic.Int64
+			var canceledAt atomic.Int64
 			go func() {
 				time.Sleep(delay)
-				cancelledAt.Store(time.Now().UnixNano())
+				canceledAt.Store(time.Now().UnixNano())
 				cancel()
 			}()
 			err := RunCtx(ctx, p, func(w *Worker) error { return endless(w, root) })
@@ -420,11 +420,11 @@ func TestCancellation(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("parallelism %d, round %d: RunCtx returned %v, want context.Canceled", par, round, err)
 			}
-			if took := time.Duration(returned - cancelledAt.Load()); took > promptLimit {
+			if took := time.Duration(returned - canceledAt.Load()); took > promptLimit {
 				t.Fatalf("parallelism %d, round %d: RunCtx returned %v after the cancellation", par, round, took)
 			}
 			if err := checkSum(p, root, want); err != nil {
-				t.Fatalf("parallelism %d, after cancelled round %d: %v", par, round, err)
+				t.Fatalf("parallelism %d, after canceled round %d: %v", par, round, err)
 			}
 		}
 		// A deadline, and a context already done before the run.
@@ -441,8 +441,8 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-// TestCancelledFor: cancellation also reaches a For loop.
-func TestCancelledFor(t *testing.T) {
+// TestCanceledFor: cancellation also reaches a For loop.
+func TestCanceledFor(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)
 	defer p.Close()
@@ -458,7 +458,7 @@ func TestCancelledFor(t *testing.T) {
 		t.Fatalf("RunCtx returned %v", err)
 	}
 	if took := time.Since(start); took > promptLimit {
-		t.Fatalf("the cancelled For took %v", took)
+		t.Fatalf("the canceled For took %v", took)
 	}
 }
 
@@ -654,8 +654,8 @@ func TestBadInput(t *testing.T) {
 	task.Init(func(*Worker, *Task) {})
 	mustPanic(t, "Push with a stale Worker", stale, func() { core.Push(kept, &task) })
 	mustPanic(t, "Wait with a stale Worker", stale, func() { core.Wait(kept, new(core.Completion)) })
-	if kept.Cancelled() {
-		t.Errorf("a stale Worker reports its finished run as cancelled")
+	if kept.Canceled() {
+		t.Errorf("a stale Worker reports its finished run as canceled")
 	}
 	// The misuse left the pool sound (and, under -race, race-free).
 	for i := 0; i < 100; i++ {
@@ -1031,8 +1031,8 @@ func TestWorkerHandle(t *testing.T) {
 		if w.Context().Value(key{}) != "v" {
 			t.Errorf("Context() is not the run's context")
 		}
-		if w.Cancelled() {
-			t.Errorf("Cancelled() in a live run")
+		if w.Canceled() {
+			t.Errorf("Canceled() in a live run")
 		}
 		var seen sync.Map
 		For(w, 1000, 1, func(w *Worker, lo, hi int) {

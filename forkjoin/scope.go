@@ -71,10 +71,10 @@ func Scope(w *Worker, fn func(s *Spawner)) {
 // ctx is done are skipped, running ones see ctx through their Worker. It
 // returns the first failure: a task's or fn's panic (*PanicError), or
 // ctx.Err() if ctx made a task stop short (skipped, or unwound by its
-// cancelled forks). Unlike RunCtx, it returns nil when every task ran to
+// canceled forks). Unlike RunCtx, it returns nil when every task ran to
 // its end, even if ctx was done by then: as errgroup's Wait, it reports
 // what went wrong, not the state of ctx. For tasks that return errors and
-// a context cancelled at the first failure, use a Group.
+// a context canceled at the first failure, use a Group.
 func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 	w.checkCaller()
 	if ctx == nil {
@@ -97,7 +97,7 @@ func ScopeCtx(ctx context.Context, w *Worker, fn func(s *Spawner)) error {
 }
 
 // runFunction runs fn, the Scope's own function, and counts it out. If fn
-// panics, or its run is cancelled under it, the scope fails as for a
+// panics, or its run is canceled under it, the scope fails as for a
 // panicking task (its tasks not yet started are skipped) and the caller
 // still waits for the others. It reports whether fn was unwound by the
 // core's cancellation, which the caller goes on with once the scope is

@@ -50,7 +50,7 @@ func (t *scopeTask) makeFor(s *scheduler) {
 }
 
 // run is the scope task's spawnBody: a task of a Scope that has failed is
-// skipped (its run cancelled, so afterSpawn reports ErrAborted); a Group's
+// skipped (its run canceled, so afterSpawn reports ErrAborted); a Group's
 // task always runs, as errgroup's do.
 func (t *scopeTask) run(w *Worker) {
 	if sp := t.st.rs.fam.scope; sp.failed.Load() && !sp.group {
@@ -73,8 +73,8 @@ func (t *scopeTask) over(w *Worker, err error) {
 	// else touches the run once its task is over (its forks were joined,
 	// stopWhenDone waited for a cancellation in progress).
 	t.fn, t.st.rs.ctx, t.st.rs.fam = nil, nil, nil
-	if t.st.rs.cancelled.Load() || t.st.rs.failure.Load() != nil {
-		t.st.rs.cancelled.Store(false)
+	if t.st.rs.canceled.Load() || t.st.rs.failure.Load() != nil {
+		t.st.rs.canceled.Store(false)
 		t.st.rs.failure.Store(nil)
 	}
 	w.putScopeTask(t) // nothing touches t after over returns

@@ -1,6 +1,6 @@
 package forkjoin
 
-// ForSeq and ReduceSeq: loops over an iter.Seq (seqring.go is the engine).
+// ForIter and ReduceIter: loops over an iter.Seq (seqring.go is the engine).
 //
 // Both are small enough for the compiler to inline into their caller, and
 // the function they hand the iterator as its yield is small enough to be
@@ -16,29 +16,29 @@ import (
 	"unsafe"
 )
 
-// ForSeq calls body(w, v) for every value seq yields, possibly in
+// ForIter calls body(w, v) for every value seq yields, possibly in
 // parallel and in any order. seq runs on the calling goroutine, which
 // copies its values into a buffer of buf values (0: a size that adapts,
 // see below). While no other participant asks for work, the caller runs
 // the body over each full buffer itself; once one asks, it forks a helper
 // that takes whole buffers from it while it goes on reading, and it runs
-// the body itself only over the buffers no helper is ready for. ForSeq
+// the body itself only over the buffers no helper is ready for. ForIter
 // returns when every call has returned. A nil seq panics; a nil body or a
 // negative buf panics at the first value seq yields. seq must call yield
-// on the goroutine that called ForSeq, and must not leave a fork of w
+// on the goroutine that called ForIter, and must not leave a fork of w
 // pending across a yield.
 //
-// Cost. The iterator runs on one goroutine, so ForSeq cannot take less
+// Cost. The iterator runs on one goroutine, so ForIter cannot take less
 // time than the iterator alone. For an iterator the compiler can see (an
 // inlinable function returning a function literal, such as slices.Values
-// or maps.Keys), ForSeq and its yield inline into the caller, and reading
+// or maps.Keys), ForIter and its yield inline into the caller, and reading
 // a value costs a store into the buffer, as in a range-over-func loop;
 // other iterators cost a call per value, as they do in such a loop. Then
 // every value costs a call of body through a function value, and every
 // value a helper runs the body over crosses from the caller's core to the
 // helper's. On the 2-core VM of docs/BENCHMARKS.md, over 10^7 uint64 with
 // a body of three multiply/xor-shift steps that adds to a per-participant
-// sum, ForSeq on 2 participants takes 1.16× the time of the
+// sum, ForIter on 2 participants takes 1.16× the time of the
 // range-over-func loop over the same iterator (2.3× on 1), and 0.55× with
 // 20 times that work per value (BenchmarkLoops in forkjoin; `go run
 // ./bench -workloads loop/seq`). It pays from about 2 ns of work per
@@ -54,9 +54,9 @@ import (
 // helper has read waits behind twice a core's L2 cache of others (2 MiB
 // on that VM) before the caller fills it again, so that the caller's
 // writes need not take its cache lines back from the helper's core.
-func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T)) {
+func ForIter[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T)) {
 	if seq == nil {
-		panic("forkjoin: ForSeq with a nil seq")
+		panic("forkjoin: ForIter with a nil seq")
 	}
 	var st struct {
 		c *seqCore
@@ -73,8 +73,8 @@ func ForSeq[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v T
 }
 
 // callSeqEnd calls end(w, c, n). It is a call through a parameter, which
-// the inliner charges less than a direct call: it keeps ForSeq and
-// ReduceSeq within the inlining budget, and inlined it is a direct call.
+// the inliner charges less than a direct call: it keeps ForIter and
+// ReduceIter within the inlining budget, and inlined it is a direct call.
 func callSeqEnd(end func(w *Worker, c *seqCore, n int), w *Worker, c *seqCore, n int) { end(w, c, n) }
 
 // seqEnd ends a loop over an iter.Seq once the iterator has returned: c is
@@ -88,14 +88,14 @@ func seqEnd(w *Worker, c *seqCore, n int) {
 	c.finish(w, n)
 }
 
-// forSeqLoop is the state of a ForSeq: the engine and its buffers.
+// forSeqLoop is the state of a ForIter: the engine and its buffers.
 type forSeqLoop[T any] struct {
 	seqCore
 	seqBufs[T]
 	body func(w *Worker, v T)
 }
 
-// forSeqNext is the step of ForSeq at a full buffer b (on the first value,
+// forSeqNext is the step of ForIter at a full buffer b (on the first value,
 // c is nil and b empty: it makes the loop). It returns the loop and the
 // next buffer, empty.
 //
@@ -105,9 +105,9 @@ func forSeqNext[T any](c *seqCore, w *Worker, buf int, body func(w *Worker, v T)
 	if c == nil {
 		switch {
 		case body == nil:
-			panic("forkjoin: ForSeq with a nil body")
+			panic("forkjoin: ForIter with a nil body")
 		case buf < 0:
-			panic("forkjoin: ForSeq with a negative buf")
+			panic("forkjoin: ForIter with a negative buf")
 		}
 		w.checkCaller()
 		l = &forSeqLoop[T]{body: body}
@@ -142,7 +142,7 @@ func (l *forSeqLoop[T]) run(w *Worker, b []T) int {
 // helper that read it holds its cache lines, and the producer's writes
 // would take each line back from the helper's core, one round trip per
 // line — on the 2-core VM of docs/BENCHMARKS.md that tripled the time to
-// fill a buffer (ForSeq over 10^7 values with a cheap body took 42 ms
+// fill a buffer (ForIter over 10^7 values with a cheap body took 42 ms
 // instead of 19). It joins the spares, and the producer takes the oldest
 // spare only once more than seqCoolBytes of them wait, by which time the
 // helper's cache holds other lines; until then it fills a new buffer.
@@ -203,28 +203,28 @@ func (b *seqBufs[T]) lendCur(s int, rest bool) {
 	}
 }
 
-// ReduceSeq maps every value seq yields with mapf and combines the results
+// ReduceIter maps every value seq yields with mapf and combines the results
 // in the order seq yields them with combine, possibly in parallel: combine
 // must be associative, need not be commutative. seq runs on the calling
-// goroutine, buffered and shared as for ForSeq; whoever runs a buffer maps
+// goroutine, buffered and shared as for ForIter; whoever runs a buffer maps
 // and combines its values, and the caller combines the buffers' results
 // in order. An empty seq returns the zero R without calling mapf. A nil
 // seq panics; a nil mapf or combine or a negative buf panics at the first
 // value seq yields. seq must call yield on the goroutine that called
-// ReduceSeq, and must not leave a fork of w pending across a yield.
+// ReduceIter, and must not leave a fork of w pending across a yield.
 //
-// Cost: as ForSeq's, with two calls through function values per value
-// (mapf and combine) where ForSeq makes one. On the 2-core VM of
+// Cost: as ForIter's, with two calls through function values per value
+// (mapf and combine) where ForIter makes one. On the 2-core VM of
 // docs/BENCHMARKS.md, summing three multiply/xor-shift steps over 10^7
 // uint64 on 2 participants takes 1.45× the time of the range-over-func
 // loop over the same iterator (2.7× on 1), and 0.57× with 20 times that
 // work per value (BenchmarkLoops in forkjoin): it pays from about 3 ns of
 // work per value on 2 participants. For a commutative combine (a sum, a
-// maximum), ForSeq into per-participant accumulators (Worker.Index) makes
+// maximum), ForIter into per-participant accumulators (Worker.Index) makes
 // one call per value.
-func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worker, v T) R, combine func(a, b R) R) (r R) {
+func ReduceIter[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worker, v T) R, combine func(a, b R) R) (r R) {
 	if seq == nil {
-		panic("forkjoin: ReduceSeq with a nil seq")
+		panic("forkjoin: ReduceIter with a nil seq")
 	}
 	var st struct {
 		c *seqCore
@@ -241,7 +241,7 @@ func ReduceSeq[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Worke
 	return
 }
 
-// reduceSeqLoop is the state of a ReduceSeq: the engine, its buffers,
+// reduceSeqLoop is the state of a ReduceIter: the engine, its buffers,
 // the results of the lent buffers and of the producer's own that came
 // after them (see seqring.go, "Order"), and the result of what is
 // retired, in out.
@@ -253,11 +253,11 @@ type reduceSeqLoop[T, R any] struct {
 	res      []R    // per slot: the lent buffer's result
 	after    []R    // per slot: the producer's buffers processed after it
 	hasAfter []bool // per slot: after holds a result
-	out      *R     // where the result goes: ReduceSeq's
+	out      *R     // where the result goes: ReduceIter's
 	have     bool   // *out holds a result
 }
 
-// reduceSeqNext is ReduceSeq's forSeqNext.
+// reduceSeqNext is ReduceIter's forSeqNext.
 //
 //go:noinline
 func reduceSeqNext[T, R any](c *seqCore, w *Worker, buf int, mapf func(w *Worker, v T) R, combine func(a, b R) R, b []T, out *R) (*seqCore, []T) {
@@ -265,11 +265,11 @@ func reduceSeqNext[T, R any](c *seqCore, w *Worker, buf int, mapf func(w *Worker
 	if c == nil {
 		switch {
 		case mapf == nil:
-			panic("forkjoin: ReduceSeq with a nil mapf")
+			panic("forkjoin: ReduceIter with a nil mapf")
 		case combine == nil:
-			panic("forkjoin: ReduceSeq with a nil combine")
+			panic("forkjoin: ReduceIter with a nil combine")
 		case buf < 0:
-			panic("forkjoin: ReduceSeq with a negative buf")
+			panic("forkjoin: ReduceIter with a negative buf")
 		}
 		w.checkCaller()
 		l = &reduceSeqLoop[T, R]{mapf: mapf, combine: combine, out: out}

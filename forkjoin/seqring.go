@@ -1,6 +1,6 @@
 package forkjoin
 
-// The engine of ForSeq and ReduceSeq (seq.go). An iter.Seq cannot be
+// The engine of ForIter and ReduceIter (seq.go). An iter.Seq cannot be
 // split: it runs on the goroutine that called the loop, the producer,
 // which copies its values into a buffer; only the calls of the body are
 // shared, a whole buffer at a time.
@@ -32,7 +32,7 @@ package forkjoin
 // after its CAS, which follows its load of produced, which follows the
 // producer's writes to the slot.
 //
-// Order. ReduceSeq combines the buffers' results in the order the
+// Order. ReduceIter combines the buffers' results in the order the
 // iterator yielded their values, whoever computed them: a lent buffer's
 // result waits in its slot until it is retired; the result of a buffer
 // the producer processed itself goes straight into the accumulated result
@@ -45,7 +45,7 @@ package forkjoin
 // publishes it for the one who asked): a loop that takes buffers from the
 // ring until the producer has lent its last one, or until it has found
 // none for as long as a searcher looks for work (keepLooking), or the run
-// is cancelled. The helpers are Futures on the producer's fork stack: the
+// is canceled. The helpers are Futures on the producer's fork stack: the
 // producer joins those that have ended (from the newest, as Futures nest)
 // when it wants to fork a new one, and all of them at the end, after it
 // has taken back and processed the buffers no helper took; a panic or a
@@ -155,7 +155,7 @@ func (c *seqCore) init(w *Worker, buf int, elemSize uintptr) {
 }
 
 // start begins the loop: a request for work that stands already is
-// answered now (and a cancelled run unwinds before the first value is
+// answered now (and a canceled run unwinds before the first value is
 // processed).
 func (c *seqCore) start(w *Worker) {
 	if w.asked() {
@@ -252,7 +252,7 @@ func (c *seqCore) drain(w *Worker) {
 
 // process runs the body over lent buffer k, which the caller took, and
 // marks it done. A panic in the body leaves it not done: the run is
-// cancelled, and the producer unwinds at its next look at its poll flag.
+// canceled, and the producer unwinds at its next look at its poll flag.
 func (c *seqCore) process(w *Worker, k int64) {
 	var start time.Time
 	if c.adaptive {
@@ -290,7 +290,7 @@ func (c *seqCore) retireDone() {
 // answer answers a request for work (the producer's poll flag is set):
 // it forks a helper if one more may run, else takes the request as a
 // fork's slow path does (answerRequest: it publishes the oldest private
-// fork, if any, and unwinds if the run is cancelled); a participant still
+// fork, if any, and unwinds if the run is canceled); a participant still
 // idle asks again.
 func (c *seqCore) answer(w *Worker) {
 	// Join the helpers that have ended, from the newest: a Future is
@@ -326,7 +326,7 @@ func (c *seqCore) mayFork() bool {
 
 // runSeqHelper is a helper: it processes the ring's buffers until the
 // producer has lent its last one and none waits, or none came for as long
-// as a searcher looks for work, or the run is cancelled. Run by the
+// as a searcher looks for work, or the run is canceled. Run by the
 // producer itself (a helper nobody took, joined at the end), it does not
 // wait for buffers: only the producer could lend them.
 func runSeqHelper(_ *Fork[*seqHelper, struct{}], w *Worker, h *seqHelper) struct{} {
@@ -335,7 +335,7 @@ func runSeqHelper(_ *Fork[*seqHelper, struct{}], w *Worker, h *seqHelper) struct
 	h.began.Store(true)
 	idle := 0
 	var since time.Time
-	for !w.Cancelled() {
+	for !w.Canceled() {
 		if k, ok := c.take(); ok {
 			c.process(w, k)
 			idle, since = 0, time.Time{}

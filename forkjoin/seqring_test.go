@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSeqRingModel checks the ring of ForSeq and ReduceSeq (seqring.go)
+// TestSeqRingModel checks the ring of ForIter and ReduceIter (seqring.go)
 // against a model, one operation at a time: the producer publishes a
 // buffer when a slot is free, processors take the oldest waiting one,
 // finish buffers in any order, and the producer retires the done ones in

@@ -76,7 +76,7 @@ package forkjoin
 //     helpUntil or ends a Run), so every count is published: after Close,
 //     Stats are exact.
 //
-// Failed tasks (panicked, cancelled) and tasks that are not Scope tasks
+// Failed tasks (panicked, canceled) and tasks that are not Scope tasks
 // (Handles, Graph nodes, submitted Tasks, whose joiners may read Stats at
 // once) are counted with an atomic add each.
 

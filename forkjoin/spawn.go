@@ -137,10 +137,10 @@ func afterSpawn(w *Worker, h *task) {
 	st := (*spawnTask)(taskPointer(h))
 	err := st.rs.err()
 	if err != nil && st.returned && st.rs.failure.Load() == nil {
-		// Cancelled without a failure on record (its context was done
+		// Canceled without a failure on record (its context was done
 		// while it ran, or it called Cancel(nil)), and it returned
 		// anyway: what it returned stands. (Its forks all completed: a
-		// fork of a cancelled run that was not done unwinds its joiner.)
+		// fork of a canceled run that was not done unwinds its joiner.)
 		err = nil
 	}
 	// The owner's own counters; counted before over, so that a joiner
@@ -154,7 +154,7 @@ func afterSpawn(w *Worker, h *task) {
 	case isPanic(err):
 		c.panicked[st.prio].Add(1)
 	default:
-		c.cancelled[st.prio].Add(1)
+		c.canceled[st.prio].Add(1)
 	}
 	st.body.over(w, err)
 	// Counted out of the scheduler's pending as slack (slack.go); w.sched

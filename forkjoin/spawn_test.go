@@ -191,7 +191,7 @@ func TestSpawnCancellation(t *testing.T) {
 		cancel()
 		h := forkjoin.Spawn(p, func(w *forkjoin.Worker) (int, error) { return 1, nil }, forkjoin.WithContext(ctx))
 		if _, err := h.Join(); !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled before start: %v", err)
+			t.Fatalf("canceled before start: %v", err)
 		}
 		ctx2, cancel2 := context.WithCancel(context.Background())
 		started := make(chan struct{})
@@ -203,7 +203,7 @@ func TestSpawnCancellation(t *testing.T) {
 		<-started
 		cancel2()
 		if _, err := h2.Join(); !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled while running: %v", err)
+			t.Fatalf("canceled while running: %v", err)
 		}
 		// Wait with a context that ends first returns its error.
 		block := make(chan struct{})
@@ -297,7 +297,7 @@ func TestGraphRandom(t *testing.T) {
 // (or none): after every run each node ran exactly once or was skipped,
 // its value and error are those of this run (a node skipped now reports
 // the zero value, not the result of an earlier run), and a failure does
-// not outlive its run. Some runs get a context cancelled before they
+// not outlive its run. Some runs get a context canceled before they
 // start: then no node runs and every node reports the context's error.
 func TestGraphRunAgain(t *testing.T) {
 	leakcheck.Check(t)
@@ -340,16 +340,16 @@ func TestGraphRunAgain(t *testing.T) {
 			for i := range runs {
 				runs[i].Store(0)
 			}
-			if rapid.IntRange(0, 3).Draw(rt, "cancelled") == 0 {
+			if rapid.IntRange(0, 3).Draw(rt, "canceled") == 0 {
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				err := g.RunCtx(ctx, p)
 				if !errors.Is(err, context.Canceled) {
-					rt.Fatalf("run %d with a cancelled context: Run returned %v", r, err)
+					rt.Fatalf("run %d with a canceled context: Run returned %v", r, err)
 				}
 				for i := 0; i < n; i++ {
 					if runs[i].Load() != 0 || !errors.Is(nodes[i].Err(), context.Canceled) || nodes[i].Value() != 0 {
-						rt.Fatalf("run %d with a cancelled context, node %d: ran %d, value %d, err %v",
+						rt.Fatalf("run %d with a canceled context, node %d: ran %d, value %d, err %v",
 							r, i, runs[i].Load(), nodes[i].Value(), nodes[i].Err())
 					}
 				}
@@ -660,9 +660,9 @@ func TestScopeCountsProperty(t *testing.T) {
 			rt.Fatalf("bad: %v", v)
 		}
 		st := p.Stats()
-		if st.Submitted == 0 || st.Completed != st.Submitted || st.Panicked != 0 || st.Cancelled != 0 {
-			rt.Fatalf("stats after Close: submitted %d completed %d panicked %d cancelled %d",
-				st.Submitted, st.Completed, st.Panicked, st.Cancelled)
+		if st.Submitted == 0 || st.Completed != st.Submitted || st.Panicked != 0 || st.Canceled != 0 {
+			rt.Fatalf("stats after Close: submitted %d completed %d panicked %d canceled %d",
+				st.Submitted, st.Completed, st.Panicked, st.Canceled)
 		}
 		var sub, com int64
 		for _, ws := range append(st.Workers, st.Callers) {

@@ -19,7 +19,7 @@ type task struct {
 	run *runState
 	// state is taskPending until the task has finished on a thief: then
 	// taskDone, or taskFailed if it panicked or was abandoned because its
-	// run was cancelled. The joiner reads the result only after it loads
+	// run was canceled. The joiner reads the result only after it loads
 	// taskDone (the store is sequentially consistent, so it happens after
 	// the thief's write of the result).
 	state atomic.Uint32

@@ -190,13 +190,13 @@ func TestTraceStoppedInsideRun(t *testing.T) {
 			return err
 		}
 		if gctx.Err() == nil {
-			t.Error("the group's context is not cancelled after Wait")
+			t.Error("the group's context is not canceled after Wait")
 		}
 		if err := forkjoin.RunCtx(outer, p, func(*forkjoin.Worker) error { return nil }); err != nil {
 			return err
 		}
 		if w.Context() != outer || outer.Err() != nil {
-			t.Errorf("the run's context changed or was cancelled: %v, err %v", w.Context(), w.Context().Err())
+			t.Errorf("the run's context changed or was canceled: %v, err %v", w.Context(), w.Context().Err())
 		}
 		return nil
 	}); err != nil {

@@ -173,11 +173,11 @@ func (w *Worker) Index() int { return w.id }
 // Parallelism is the parallelism of the pool the worker belongs to.
 func (w *Worker) Parallelism() int { return w.sched.maxWorkers + 1 }
 
-// Cancelled reports whether the run the worker is working on was cancelled
+// Canceled reports whether the run the worker is working on was canceled
 // (its context is done, or a task panicked or failed). Long callbacks may
 // poll it and return early.
-func (w *Worker) Cancelled() bool {
-	return w.run != nil && w.run.cancelled.Load()
+func (w *Worker) Canceled() bool {
+	return w.run != nil && w.run.canceled.Load()
 }
 
 // Context returns the context of the current run (context.Background for
@@ -214,7 +214,7 @@ func (w *Worker) nextRand() uint64 {
 func (w *Worker) asked() bool { return atomic.LoadUintptr(&w.limit) == 0 }
 
 // ask makes the owner take its slow path at its next fork: for a thief
-// that wants work, a cancelled run, a released handle.
+// that wants work, a canceled run, a released handle.
 func (w *Worker) ask() { atomic.StoreUintptr(&w.limit, 0) }
 
 // clearAsked takes a request: the owner's forks take the fast path again.

@@ -30,8 +30,8 @@ func TestCancelAndAbort(t *testing.T) {
 		// Cancel with a cause: the forks after it unwind.
 		err := RunCtx(context.Background(), p, func(w *Worker) error {
 			w.Cancel(errStop)
-			if !w.Cancelled() {
-				t.Errorf("Cancelled() is false after Cancel")
+			if !w.Canceled() {
+				t.Errorf("Canceled() is false after Cancel")
 			}
 			sumFork.Call(w, smallTree) // unwinds at its first fork
 			t.Errorf("parallelism %d: a fork after Cancel returned", par)
@@ -113,7 +113,7 @@ func TestRecordPanic(t *testing.T) {
 
 // TestWorkRequested: a worker that keeps its own pending work learns from
 // WorkRequested that another participant wants some, answers with Push,
-// and unwinds from it once the run is cancelled.
+// and unwinds from it once the run is canceled.
 func TestWorkRequested(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(2)

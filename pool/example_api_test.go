@@ -104,9 +104,9 @@ func ExamplePriorityStats() {
 		fmt.Printf("%-10s %+v\n", prio, st.ByPriority[prio])
 	}
 	// Output:
-	// High       {Submitted:2 Completed:2 Panicked:0 Cancelled:0}
-	// Normal     {Submitted:0 Completed:0 Panicked:0 Cancelled:0}
-	// Background {Submitted:3 Completed:2 Panicked:1 Cancelled:0}
+	// High       {Submitted:2 Completed:2 Panicked:0 Canceled:0}
+	// Normal     {Submitted:0 Completed:0 Panicked:0 Canceled:0}
+	// Background {Submitted:3 Completed:2 Panicked:1 Canceled:0}
 }
 
 // A Stats snapshot taken after Close is exact: every spawned task is in the

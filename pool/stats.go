@@ -48,14 +48,14 @@ type Stats struct {
 	StealAttempts int64
 	Steals        int64
 
-	// Submitted, Completed, Panicked and Cancelled count spawned tasks
+	// Submitted, Completed, Panicked and Canceled count spawned tasks
 	// (forkjoin.Spawn and friends); ByPriority splits them by priority
 	// (High, Normal, Background). Scope tasks are counted in batches: they
 	// are all in the counts once their Scope has returned, and when the
 	// pool is idle; while tasks run, each participant's counts may lag by
 	// fewer than 64.
-	Submitted, Completed, Panicked, Cancelled int64
-	ByPriority                                [3]PriorityStats
+	Submitted, Completed, Panicked, Canceled int64
+	ByPriority                               [3]PriorityStats
 
 	// CompensatorsStarted counts the compensating goroutines the pool
 	// started: extra participants it adds while every participant is held
@@ -73,7 +73,7 @@ type Stats struct {
 
 // PriorityStats counts spawned tasks of one priority.
 type PriorityStats struct {
-	Submitted, Completed, Panicked, Cancelled int64
+	Submitted, Completed, Panicked, Canceled int64
 }
 
 // WorkerStats counts one participant's activity.
@@ -87,8 +87,8 @@ type WorkerStats struct {
 	// Submitted counts the spawned tasks this participant submitted from
 	// inside a task (Scope.Spawn, a Graph's later tasks); tasks submitted
 	// from outside any worker count only in the pool's totals. Completed,
-	// Panicked and Cancelled count the spawned tasks that ended on it.
-	Submitted, Completed, Panicked, Cancelled int64
+	// Panicked and Canceled count the spawned tasks that ended on it.
+	Submitted, Completed, Panicked, Canceled int64
 }
 
 // Stats returns a snapshot of the pool's counters.

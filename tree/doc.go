@@ -7,7 +7,7 @@
 //   - FromSlice, from a function returning a node's children as a slice
 //     (n.Kids): the fastest form, which the walks and folds read in place,
 //     with no call per child;
-//   - FromSeq, from a function returning an iter.Seq;
+//   - FromIter, from a function returning an iter.Seq;
 //   - FromFunc, from a function that yields the children to a callback,
 //     func(n N, yield func(child N) bool), and stops as soon as yield
 //     returns false: a children function can then stream children it
@@ -34,7 +34,7 @@
 //
 // A Treeish may be called from several goroutines at the same time by the
 // parallel walks and folds, each call for a different (or the same) node.
-// The functions given to FromSlice, FromSeq and the combinators must allow
+// The functions given to FromSlice, FromIter and the combinators must allow
 // that; the combinators themselves add no shared state except Memoize,
 // which is safe for concurrent use.
 //
@@ -43,8 +43,8 @@
 // A combinator wraps the yield callback it receives in a new closure, and
 // Go allocates that closure on the heap because the wrapped Treeish is an
 // unknown function: one small allocation per node listed through Filter,
-// Map, Contramap or Trace. FromSlice, FromSeq and Memoize (once its cache is
+// Map, Contramap or Trace. FromSlice, FromIter and Memoize (once its cache is
 // warm) allocate nothing per node themselves (an iter.Seq returned by the
-// function given to FromSeq is usually a closure, which is the caller's
+// function given to FromIter is usually a closure, which is the caller's
 // allocation).
 package tree

@@ -75,7 +75,7 @@ func ExampleTreeish_SliceFunc() {
 		}
 		return c
 	}
-	fmt.Println(count(orgTree, "ceo"), tree.FromSeq(func(string) iter.Seq[string] { return nil }).SliceFunc() == nil)
+	fmt.Println(count(orgTree, "ceo"), tree.FromIter(func(string) iter.Seq[string] { return nil }).SliceFunc() == nil)
 	// Output: 6 true
 }
 
@@ -91,7 +91,7 @@ func ExampleFromSlice() {
 	// Output: [ceo cto dev1 dev2 cfo acct]
 }
 
-func ExampleFromSeq() {
+func ExampleFromIter() {
 	// Children produced lazily: the lines below a heading, one level deeper.
 	doc := []string{"a", " a1", " a2", "  a2x", "b"}
 	children := func(i int) iter.Seq[int] {
@@ -108,7 +108,7 @@ func ExampleFromSeq() {
 			}
 		}
 	}
-	g := tree.FromSeq(children)
+	g := tree.FromIter(children)
 	tree.WalkSeq(g, -1, func(i int) bool {
 		if i >= 0 {
 			fmt.Println(doc[i])

@@ -51,9 +51,9 @@ func TestPreOrderMatchesRecursion(t *testing.T) {
 		if got := ids(tree.All(sl, g.Root)); !slices.Equal(got, want) {
 			t.Fatalf("FromSlice: got %v want %v", got, want)
 		}
-		sq := tree.FromSeq(func(n *Node) iter.Seq[*Node] { return slices.Values(n.Children) })
+		sq := tree.FromIter(func(n *Node) iter.Seq[*Node] { return slices.Values(n.Children) })
 		if got := ids(tree.All(sq, g.Root)); !slices.Equal(got, want) {
-			t.Fatalf("FromSeq: got %v want %v", got, want)
+			t.Fatalf("FromIter: got %v want %v", got, want)
 		}
 	})
 }
@@ -342,7 +342,7 @@ func TestNilFunctions(t *testing.T) {
 		want string
 	}{
 		"FromSlice":        {func() { tree.FromSlice[int](nil) }, "nil children"},
-		"FromSeq":          {func() { tree.FromSeq[int](nil) }, "nil children"},
+		"FromIter":         {func() { tree.FromIter[int](nil) }, "nil children"},
 		"Filter":           {func() { tree.Filter(g, nil) }, "nil keep"},
 		"Filter of nil":    {func() { tree.Filter(tree.Treeish[int]{}, func(int) bool { return true }) }, "zero Treeish g"},
 		"Map":              {func() { tree.Map(g, id, nil) }, "nil from"},

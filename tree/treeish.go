@@ -9,7 +9,7 @@ import (
 // Treeish describes a tree by the children of its nodes: for a node, its
 // children, in order. Yielding no child makes a node a leaf. Make one with
 // FromSlice (children kept in a slice: the fastest form, which the
-// executors read without a call per child), FromSeq (an iterator) or
+// executors read without a call per child), FromIter (an iterator) or
 // FromFunc (a function that yields them); the combinators of this package
 // make new ones from old. The zero Treeish describes nothing: the walks
 // and folds panic when given one.
@@ -43,11 +43,11 @@ func FromSlice[N any](children func(n N) []N) Treeish[N] {
 	}}
 }
 
-// FromSeq makes a Treeish from a function returning the children of a node
+// FromIter makes a Treeish from a function returning the children of a node
 // as an iterator. The iterator is run once per call, and stopped when the
 // caller wants no more children, so children can be produced lazily.
-func FromSeq[N any](children func(n N) iter.Seq[N]) Treeish[N] {
-	mustFuncs("FromSeq", []string{"children"}, children == nil)
+func FromIter[N any](children func(n N) iter.Seq[N]) Treeish[N] {
+	mustFuncs("FromIter", []string{"children"}, children == nil)
 	return Treeish[N]{each: func(n N, yield func(N) bool) {
 		if seq := children(n); seq != nil {
 			seq(yield)

@@ -77,7 +77,7 @@ func TestBuiltin(t *testing.T) {
 		visits[m]++
 		return true
 	})
-	if nodes := fold.Seq(fold.Count[string](), asTree, "app"); users != 7 || visits["log"] != 12 || nodes != 131 {
+	if nodes := fold.Seq(fold.Size[string](), asTree, "app"); users != 7 || visits["log"] != 12 || nodes != 131 {
 		t.Errorf("log has %d direct users and %d paths from app; app's tree has %d nodes; the doc says 7, 12, 131",
 			users, visits["log"], nodes)
 	}

@@ -308,7 +308,7 @@ func TestBadUse(t *testing.T) {
 	cancel()
 	var out2, errOut2 bytes.Buffer
 	if code := run(ctx, []string{makeTree(t).root}, &out2, &errOut2); code != 1 || errOut2.String() != "du: interrupted\n" {
-		t.Errorf("cancelled: exit %d, stderr %q; want 1, \"du: interrupted\\n\"", code, errOut2.String())
+		t.Errorf("canceled: exit %d, stderr %q; want 1, \"du: interrupted\\n\"", code, errOut2.String())
 	}
 }
 

@@ -270,7 +270,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	e := Random(rand.New(rand.NewPCG(*seed, 0xe4e)), *n)
-	shape := fold.Seq(fold.Product(fold.Count[*Expr](), fold.Depth[*Expr]()), Operands, e)
+	shape := fold.Seq(fold.Product(fold.Size[*Expr](), fold.Depth[*Expr]()), Operands, e)
 	fmt.Fprintf(stdout, "random expression: %d nodes, depth %d (seed %d)\n", shape.First, shape.Second, *seed)
 
 	var v, sv float64

@@ -110,7 +110,7 @@ func TestRunEqualsSeq(t *testing.T) {
 					n = 1 + r.IntN(5_000)
 				}
 				e := Random(r, n)
-				if got := fold.Seq(fold.Count[*Expr](), Operands, e); got != n {
+				if got := fold.Seq(fold.Size[*Expr](), Operands, e); got != n {
 					t.Fatalf("Random(%d) has %d nodes", n, got)
 				}
 				v, text := Eval(p, e)

@@ -1,6 +1,6 @@
 // Command tasks shows forkjoin's task runtime on the same pool as its
 // fork-join core: spawned tasks with typed handles, priorities, a task
-// cancelled through its context, a structured Scope, a Group whose first
+// canceled through its context, a structured Scope, a Group whose first
 // failure cancels the rest, and a dependency Graph whose nodes start as
 // soon as their last dependency finishes.
 //
@@ -8,7 +8,7 @@
 //	go run ./examples/tasks -p 4 -jobs 200
 //
 // The program is a toy build: "compile" jobs of different sizes are
-// spawned with a priority each, one job is cancelled, then a link step
+// spawned with a priority each, one job is canceled, then a link step
 // waits on all compile steps through a Graph.
 package main
 
@@ -39,12 +39,12 @@ func work(seed uint64, n int) uint64 {
 
 // Report is what the program prints.
 type Report struct {
-	Spawned, Cancelled, Panicked int
-	Checksum                     uint64
-	ScopeTasks                   int64
-	GroupErr                     string
-	Link                         uint64
-	GraphOrderOK                 bool
+	Spawned, Canceled, Panicked int
+	Checksum                    uint64
+	ScopeTasks                  int64
+	GroupErr                    string
+	Link                        uint64
+	GraphOrderOK                bool
 }
 
 // Run does the whole demonstration on a pool of parallelism p.
@@ -53,15 +53,15 @@ func Run(p, jobs int) (Report, error) {
 	var runErr error
 	pool.With(p, func(pl *pool.Pool) {
 		// 1. Spawn with handles and priorities; one job panics, one is
-		// cancelled before it starts.
-		cancelled, cancel := context.WithCancel(context.Background())
+		// canceled before it starts.
+		canceled, cancel := context.WithCancel(context.Background())
 		cancel()
 		handles := make([]*forkjoin.Handle[uint64], jobs)
 		for i := range handles {
 			i := i
 			opts := []forkjoin.SpawnOption{forkjoin.WithPriority(forkjoin.Priority(i % 3))}
 			if i == 3 {
-				opts = append(opts, forkjoin.WithContext(cancelled))
+				opts = append(opts, forkjoin.WithContext(canceled))
 			}
 			handles[i] = forkjoin.Spawn(pl, func(w *forkjoin.Worker) (uint64, error) {
 				if i == 5 {
@@ -75,7 +75,7 @@ func Run(p, jobs int) (Report, error) {
 			var pe *forkjoin.PanicError
 			switch {
 			case errors.Is(err, context.Canceled):
-				rep.Cancelled++
+				rep.Canceled++
 			case errors.As(err, &pe):
 				rep.Panicked++
 			case err != nil:
@@ -160,7 +160,7 @@ func Run(p, jobs int) (Report, error) {
 // Print writes the report.
 func Print(out io.Writer, rep Report) {
 	lines := []string{
-		fmt.Sprintf("spawned tasks: %d ok, %d cancelled before start, %d panicked (reported, pool unharmed)", rep.Spawned, rep.Cancelled, rep.Panicked),
+		fmt.Sprintf("spawned tasks: %d ok, %d canceled before start, %d panicked (reported, pool unharmed)", rep.Spawned, rep.Canceled, rep.Panicked),
 		fmt.Sprintf("checksum of results: %016x", rep.Checksum),
 		fmt.Sprintf("scope: %d tasks, all finished when Scope returned", rep.ScopeTasks),
 		fmt.Sprintf("group: Wait returned the first failure: %s", rep.GroupErr),

@@ -13,7 +13,7 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("p=%d: %v", p, err)
 		}
-		if rep.Spawned != 58 || rep.Cancelled != 1 || rep.Panicked != 1 {
+		if rep.Spawned != 58 || rep.Canceled != 1 || rep.Panicked != 1 {
 			t.Fatalf("p=%d: %+v", p, rep)
 		}
 		if rep.ScopeTasks != 2*60-1 {
@@ -33,7 +33,7 @@ func TestRun(t *testing.T) {
 	}
 	var out bytes.Buffer
 	Print(&out, want)
-	if !strings.Contains(out.String(), "58 ok, 1 cancelled before start, 1 panicked") {
+	if !strings.Contains(out.String(), "58 ok, 1 canceled before start, 1 panicked") {
 		t.Fatalf("output:\n%s", out.String())
 	}
 }

@@ -72,7 +72,7 @@ func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], g
 // that Init and Finalize run once per distinct key, and Accumulate once per
 // edge, in child order, never two calls at once on one heap. key must
 // identify nodes (Key does for Node). A graph with a cycle fails the check.
-func CheckDAG[N any, K comparable, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], key func(N) K, gen *rapid.Generator[N], eq func(a, b R) bool) {
+func CheckDAG[N, H, R any, K comparable](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], key func(N) K, gen *rapid.Generator[N], eq func(a, b R) bool) {
 	t.Helper()
 	mustArgs(t, "CheckDAG", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, !g.IsZero() && key != nil, gen != nil)
 	eq = orDeepEqual(eq)

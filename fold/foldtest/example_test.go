@@ -32,7 +32,7 @@ func ExampleCheckDAG() {
 // A generated tree, written with Node's String.
 func ExampleTrees() {
 	root := foldtest.Trees(12).Example(3)
-	fmt.Println(root.String() != "", fold.Seq(fold.Count[*foldtest.Node](), foldtest.Children, root) <= 12)
+	fmt.Println(root.String() != "", fold.Seq(fold.Size[*foldtest.Node](), foldtest.Children, root) <= 12)
 	// Output: true true
 }
 
@@ -42,7 +42,7 @@ func ExampleTrees() {
 func ExampleDAGs() {
 	root := foldtest.DAGs(8).Example(1)
 	inits := 0
-	count := fold.Count[*foldtest.Node]()
+	count := fold.Size[*foldtest.Node]()
 	init := count.Init
 	count.Init = func(n *foldtest.Node) int { inits++; return init(n) }
 	paths, err := fold.SeqDAG(count, foldtest.Children, root, foldtest.Key)

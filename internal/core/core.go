@@ -48,15 +48,15 @@ func ops[W any]() *Worker[W] { return worker.(*Worker[W]) }
 // runs it later if nobody takes it; some participant calls its function
 // exactly once. Pushing allocates nothing. The core does not track a pushed
 // task: the pusher waits (Wait) for what the task signals before its run
-// ends, and the task checks Worker.Cancelled and returns early when its run
-// is cancelled, still signalling. A pushed Task may be pushed again once
+// ends, and the task checks Worker.Canceled and returns early when its run
+// is canceled, still signalling. A pushed Task may be pushed again once
 // its function has started: from then on the core reads nothing of it.
 func Push[W, T any](w *W, t *T) { push.(func(*W, *T))(w, t) }
 
 // Wait helps with other work until c is complete: it runs the Tasks w
 // pushed that nobody took (also those with forks published on top of them
 // since), then what others queued. It returns only then, even once the run
-// is cancelled: a pushed Task must signal whatever happens.
+// is canceled: a pushed Task must signal whatever happens.
 func Wait[W any](w *W, c *Completion) { ops[W]().Wait(w, c) }
 
 // RecordPanic records v, a value just recovered from a panic in w's run,
@@ -65,20 +65,20 @@ func Wait[W any](w *W, c *Completion) { ops[W]().Wait(w, c) }
 // run. The core's own unwinding panics and nil are ignored. Code that must
 // recover a panic to clean up before re-panicking calls it first, so that
 // the failure is on record before the clean-up lets anyone see the run
-// cancelled.
+// canceled.
 func RecordPanic[W any](w *W, v any) { ops[W]().RecordPanic(w, v) }
 
 // RunControl is a run of the core, which any goroutine may cancel while it
 // lasts: Cancel(err) does what Worker.Cancel does on one of the run's
 // participants (err, if not nil, becomes the run's failure if it is the
 // first; every participant is told at its next look at its poll word),
-// without the Worker, which belongs to its own goroutine. CancelledFlag
-// returns the flag that is set, first, when the run is cancelled: a load
+// without the Worker, which belongs to its own goroutine. CanceledFlag
+// returns the flag that is set, first, when the run is canceled: a load
 // of it is the cheapest look at the run, for code that has no request to
 // look for as well (a fold on a pool of parallelism 1).
 type RunControl interface {
 	Cancel(err error)
-	CancelledFlag() *atomic.Bool
+	CanceledFlag() *atomic.Bool
 }
 
 // RunOf returns the run w works on. Only w's goroutine may call it; the
@@ -107,7 +107,7 @@ func Local[W any](w *W, key any, create func() any) any { return ops[W]().Local(
 // its pending nodes) can use RequestPending after a search that found
 // nothing: while it is true, searching again is useless until the code has
 // new work of its own, and the request keeps standing meanwhile. Keep
-// calling WorkRequested all the same: it is where a cancelled run unwinds.
+// calling WorkRequested all the same: it is where a canceled run unwinds.
 func RequestPending[W any](w *W) bool { return ops[W]().RequestPending(w) }
 
 // Poll is the look at a worker's poll word that code keeping its own
@@ -143,7 +143,7 @@ func (p Poll[W]) Word() *uintptr { return p.word }
 // participant that asked may have gone to sleep meanwhile: at the start of
 // a run the pool's workers are asleep and wait for the first publication.
 //
-// If the worker's run has been cancelled, WorkRequested does not return:
+// If the worker's run has been canceled, WorkRequested does not return:
 // it unwinds the caller's frames with a panic that the nearest task
 // boundary recovers (deferred clean-up runs; re-panic what you recover and
 // do not recognise).

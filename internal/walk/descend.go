@@ -294,7 +294,7 @@ func (st *state[N, H, R]) listDown(c N, kids []N, idx int) *frame[N, H, R] {
 		f := st.push(c, h, base, idx)
 		c = kids[0]
 		if st.dry {
-			if st.w.Cancelled() { // as the loop does while dry
+			if st.w.Canceled() { // as the loop does while dry
 				st.w.Abort(nil)
 			}
 		} else if atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() || st.sched != nil && st.sched.Deal() {

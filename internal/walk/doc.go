@@ -40,7 +40,7 @@
 // work (core.Poll.WorkRequested: one load of the worker's own memory; in
 // a descent the yield asks, and unwinds to answer) — except while a request stands that it found nothing to answer with (a
 // chain): then it does not look until it has a node of two children or
-// more, and sees a cancelled run at its periodic check instead. When
+// more, and sees a canceled run at its periodic check instead. When
 // asked, it deals out unstarted children of the OLDEST frame that has any
 // (the oldest frame holds the biggest pieces of work): its FIRST one; or,
 // for a frame with 16 or more left, its first eighth as one range; for a
@@ -87,7 +87,7 @@
 // # Failure
 //
 // A panic in a callback unwinds the walk; a deferred clean-up records it
-// as the run's failure (before anyone can see the run cancelled), cancels
+// as the run's failure (before anyone can see the run canceled), cancels
 // the run, takes back every pub of the walk that nobody took, and lets the
 // panic continue to the core's task boundary. It does not wait for pubs
 // that thieves took: waiting inside clean-up code, under frames that

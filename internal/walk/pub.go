@@ -25,11 +25,11 @@ func runPub[N, H, R any](w *forkjoin.Worker, t *forkjoin.Task) {
 		p.done.Complete()
 		p.ops.pubOver()
 	}()
-	if w.Cancelled() {
+	if w.Canceled() {
 		return // the pub fails, and its owner aborts when it finds it so
 	}
 	if err := w.Context().Err(); err != nil || p.ops.stopped.Load() {
-		// The run is to be cancelled, and the core may not have learnt it
+		// The run is to be canceled, and the core may not have learnt it
 		// yet (see ctxEvery and Ops.Stop): cancel it for everyone.
 		w.Cancel(err)
 		return

@@ -63,7 +63,7 @@ type Ops[N, H, R any] struct {
 
 // Stop ends the walk with err, from inside one of its callbacks, on any
 // participant: err becomes the run's failure (what forkjoin.RunCtx
-// returns, as it is, if it is the first), the run is cancelled at once,
+// returns, as it is, if it is the first), the run is canceled at once,
 // and the callback's frames unwind; Stop does not return. It is how a
 // callback stops a walk on purpose (an error to return, a search that
 // found its node). A panic would do it too, but the run learns of a panic
@@ -285,7 +285,7 @@ func (st *state[N, H, R]) run(w *forkjoin.Worker, root N) (result R) {
 // abandons st and panics again with v. A nil v is a runtime.Goexit in a
 // callback: recorded as forkjoin.ErrGoexit (which cancels the run before
 // abandon waits for thieves), it goes on unwinding by itself. Ops.Stop's
-// panic, whose run is cancelled already, unwinds as a cancellation does.
+// panic, whose run is canceled already, unwinds as a cancellation does.
 func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 	if v == nil {
 		core.RecordPanic(w, forkjoin.ErrGoexit)
@@ -293,7 +293,7 @@ func (st *state[N, H, R]) fail(w *forkjoin.Worker, v any) {
 		return
 	}
 	if _, ok := v.(stopping); ok {
-		// Ops.Stop cancelled the run with its error: nothing to record,
+		// Ops.Stop canceled the run with its error: nothing to record,
 		// the walk unwinds as for a cancellation.
 		st.abandon(w)
 		w.Abort(nil)
@@ -320,7 +320,7 @@ func (st *state[N, H, R]) loop(w *forkjoin.Worker) R {
 			// requests until a frame gets something to deal, only at the
 			// run (the poll word, held at 0 by the request, cannot tell of
 			// a cancellation).
-			if w.Cancelled() {
+			if w.Canceled() {
 				w.Abort(nil)
 			}
 		} else if atomic.LoadUintptr(st.word) == 0 && st.poll.WorkRequested() {
@@ -440,11 +440,11 @@ func (st *state[N, H, R]) take(f *frame[N, H, R]) (c N, idx int) {
 	return c, idx
 }
 
-// checkRun unwinds the walk if its run is cancelled, its context done or
+// checkRun unwinds the walk if its run is canceled, its context done or
 // a callback of its fold called Ops.Stop; the loop calls it every ctxEvery
 // nodes.
 func (st *state[N, H, R]) checkRun(w *forkjoin.Worker) {
-	if w.Cancelled() || st.ops.stopped.Load() {
+	if w.Canceled() || st.ops.stopped.Load() {
 		w.Abort(nil)
 	}
 	if err := w.Context().Err(); err != nil {

@@ -1,5 +1,5 @@
 // Command inlineseq is compiled by TestSeqLoopsInline with -gcflags=-m, to
-// see that ForSeq and ReduceSeq inline into their caller, and the yield
+// see that ForIter and ReduceIter inline into their caller, and the yield
 // they hand an inlinable iterator inlines into it, so that reading the
 // iterator into a buffer costs no call per value.
 package main
@@ -21,9 +21,9 @@ func main() {
 	var keys int
 	pool.With(2, func(p *pool.Pool) {
 		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			forkjoin.ForSeq(w, slices.Values(s), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()] += v })            // INLINE: ForSeq
-			n = forkjoin.ReduceSeq(w, slices.Values(s), 0, func(w *forkjoin.Worker, v uint64) uint64 { return v }, add)     // INLINE: ReduceSeq
-			keys = forkjoin.ReduceSeq(w, maps.Keys(m), 0, func(w *forkjoin.Worker, k string) int { return len(k) }, addInt) // INLINE: ReduceSeq
+			forkjoin.ForIter(w, slices.Values(s), 0, func(w *forkjoin.Worker, v uint64) { sums[w.Index()] += v })            // INLINE: ForIter
+			n = forkjoin.ReduceIter(w, slices.Values(s), 0, func(w *forkjoin.Worker, v uint64) uint64 { return v }, add)     // INLINE: ReduceIter
+			keys = forkjoin.ReduceIter(w, maps.Keys(m), 0, func(w *forkjoin.Worker, k string) int { return len(k) }, addInt) // INLINE: ReduceIter
 		})
 	})
 	fmt.Println(sums[0]+sums[1], n, keys)
