@@ -2,7 +2,7 @@ package forkjoin
 
 // Loops over a slice: ForEach and MapReduce are For and Reduce over the
 // slice's index range, with a per-range body that calls the user's
-// function for every element. (The loops over an iter.Seq are in seq.go.)
+// function for every element. (The loops over an iter.Seq are in iter.go.)
 
 // ForEach calls body(w, i, &s[i]) for every index of s, possibly in
 // parallel, splitting s on demand as For does (grain as for For: 0

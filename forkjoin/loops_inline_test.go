@@ -13,23 +13,23 @@ import (
 	"testing"
 )
 
-// TestSeqLoopsInline compiles testdata/inlineseq with -gcflags=-m and
+// TestIterLoopsInline compiles testdata/inlineiter with -gcflags=-m and
 // checks, at every line marked "// INLINE: ForIter" (or ReduceIter), that
 // the compiler inlined the loop into its caller and the loop's yield into
 // the iterator: reading an inlinable iterator then costs a store per value
-// and no call (seq.go). Both functions sit just under the inlining budget;
+// and no call (iter.go). Both functions sit just under the inlining budget;
 // a change that pushes them over fails here rather than only slowing
 // BenchmarkLoops down.
-func TestSeqLoopsInline(t *testing.T) {
+func TestIterLoopsInline(t *testing.T) {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(gobin); err != nil {
 		t.Fatalf("no go command at %s (the test needs the toolchain that runs it): %v", gobin, err)
 	}
-	out, err := exec.Command(gobin, "build", "-gcflags=-m", "-o", os.DevNull, "./testdata/inlineseq").CombinedOutput()
+	out, err := exec.Command(gobin, "build", "-gcflags=-m", "-o", os.DevNull, "./testdata/inlineiter").CombinedOutput()
 	if err != nil {
-		t.Fatalf("go build ./testdata/inlineseq: %v\n%s", err, out)
+		t.Fatalf("go build ./testdata/inlineiter: %v\n%s", err, out)
 	}
-	src, err := os.ReadFile("testdata/inlineseq/main.go")
+	src, err := os.ReadFile("testdata/inlineiter/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,6 @@ func TestSeqLoopsInline(t *testing.T) {
 		}
 	}
 	if checked != 3 {
-		t.Fatalf("found %d INLINE marks in testdata/inlineseq/main.go, want 3", checked)
+		t.Fatalf("found %d INLINE marks in testdata/inlineiter/main.go, want 3", checked)
 	}
 }

@@ -22,9 +22,9 @@ import (
 // are forked and take buffers whatever the timing; without it they come
 // only when a participant is idle.
 
-// seqOf yields the values of s; every few values (every, 0: never) it
+// iterOf yields the values of s; every few values (every, 0: never) it
 // asks w, as a thief does.
-func seqOf[T any](s []T, w **Worker, every int) iter.Seq[T] {
+func iterOf[T any](s []T, w **Worker, every int) iter.Seq[T] {
 	return func(yield func(T) bool) {
 		for i, v := range s {
 			if every > 0 && i%every == 0 && *w != nil {
@@ -59,7 +59,7 @@ func TestPropLoopsEachOnce(t *testing.T) {
 		}
 		forMarks := make([]atomic.Int32, n)
 		eachMarks := make([]atomic.Int32, n)
-		seqMarks := make([]atomic.Int32, n)
+		iterMarks := make([]atomic.Int32, n)
 		var wp *Worker
 		Run(p, func(w *Worker) {
 			For(w, n, grain, func(w *Worker, lo, hi int) {
@@ -72,11 +72,11 @@ func TestPropLoopsEachOnce(t *testing.T) {
 				*v = -*v
 			})
 			wp = w
-			ForIter(w, seqOf(idx, &wp, every), buf, func(w *Worker, v int) { seqMarks[-v].Add(1) })
+			ForIter(w, iterOf(idx, &wp, every), buf, func(w *Worker, v int) { iterMarks[-v].Add(1) })
 			wp = nil
 		})
 		for i := range n {
-			if f, e, s := forMarks[i].Load(), eachMarks[i].Load(), seqMarks[i].Load(); f != 1 || e != 1 || s != 1 || idx[i] != -i {
+			if f, e, s := forMarks[i].Load(), eachMarks[i].Load(), iterMarks[i].Load(); f != 1 || e != 1 || s != 1 || idx[i] != -i {
 				rt.Fatalf("element %d: For visited it %d times, ForEach %d (left %d), ForIter %d", i, f, e, idx[i], s)
 			}
 		}
@@ -129,7 +129,7 @@ func checkReductions[R comparable](rt *rapid.T, what string, s []int, grain, buf
 		}, combine)
 		mapReduce = MapReduce(w, s, grain, func(w *Worker, v *int) R { return f(*v) }, combine)
 		wp = w
-		reduceSeq = ReduceIter(w, seqOf(s, &wp, every), buf, func(w *Worker, v int) R { return f(v) }, combine)
+		reduceSeq = ReduceIter(w, iterOf(s, &wp, every), buf, func(w *Worker, v int) R { return f(v) }, combine)
 		wp = nil
 	})
 	if reduce != want || mapReduce != want || reduceSeq != want {
@@ -152,13 +152,13 @@ func TestPropLoopsReduce(t *testing.T) {
 	})
 }
 
-// TestSeqLoopsEnd: an iterator that stops early, panics, or whose run is
+// TestIterLoopsEnd: an iterator that stops early, panics, or whose run is
 // canceled (by Worker.Cancel, from the iterator or from a body, or by
 // the context of RunCtx) ends the loop cleanly: the panic or the error
 // reaches the caller of Run, the iterator is not read on (its deferred
 // calls ran, and it yields at most a buffer more after a cancellation it
 // made), no body runs after Run returns, and no goroutine is left.
-func TestSeqLoopsEnd(t *testing.T) {
+func TestIterLoopsEnd(t *testing.T) {
 	leakcheck.Check(t)
 	rapid.Check(t, func(rt *rapid.T) {
 		const n = 50_000
@@ -260,16 +260,16 @@ func TestSeqLoopsEnd(t *testing.T) {
 	})
 }
 
-// TestSeqLoopsStress runs many small ForIter and ReduceIter loops whose
+// TestIterLoopsStress runs many small ForIter and ReduceIter loops whose
 // producers are asked for work all the time, on pools of 2 to 4, so that
 // helpers start, take buffers, run dry and end, over and over (run it with
 // -race); every loop's result is checked. Lent buffers rest behind only
 // 64 bytes of others here, so that they are reused within these small
 // loops.
-func TestSeqLoopsStress(t *testing.T) {
+func TestIterLoopsStress(t *testing.T) {
 	leakcheck.Check(t)
-	defer func(b uintptr) { seqCoolBytes = b }(seqCoolBytes)
-	seqCoolBytes = 64
+	defer func(b uintptr) { iterCoolBytes = b }(iterCoolBytes)
+	iterCoolBytes = 64
 	rounds := 300
 	if testing.Short() || raceEnabled {
 		rounds = 60
@@ -289,10 +289,10 @@ func TestSeqLoopsStress(t *testing.T) {
 			Run(p, func(w *Worker) {
 				wp = w
 				buf := r % 7
-				ForIter(w, seqOf(s, &wp, 1+r%5), buf, func(w *Worker, v string) { count.Add(int64(len(v))) })
+				ForIter(w, iterOf(s, &wp, 1+r%5), buf, func(w *Worker, v string) { count.Add(int64(len(v))) })
 				if r%4 == 0 { // a slow body: lent buffers are filled again without resting
 					var slow atomic.Uint64
-					ForIter(w, seqOf(s, &wp, 3), 0, func(w *Worker, v string) { slow.Add(spin(50 * len(v))) })
+					ForIter(w, iterOf(s, &wp, 3), 0, func(w *Worker, v string) { slow.Add(spin(50 * len(v))) })
 					var want uint64
 					for _, v := range s {
 						want += spin(50 * len(v))
@@ -301,7 +301,7 @@ func TestSeqLoopsStress(t *testing.T) {
 						t.Errorf("p %d round %d: the slow ForIter summed %d, want %d", par, r, slow.Load(), want)
 					}
 				}
-				got = ReduceIter(w, seqOf(s, &wp, 1+r%3), buf, func(w *Worker, v string) string { return v }, strCombine)
+				got = ReduceIter(w, iterOf(s, &wp, 1+r%3), buf, func(w *Worker, v string) string { return v }, strCombine)
 				wp = nil
 			})
 			if got != want || count.Load() != int64(len(want)) {

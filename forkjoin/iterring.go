@@ -1,6 +1,6 @@
 package forkjoin
 
-// The engine of ForIter and ReduceIter (seq.go). An iter.Seq cannot be
+// The engine of ForIter and ReduceIter (iter.go). An iter.Seq cannot be
 // split: it runs on the goroutine that called the loop, the producer,
 // which copies its values into a buffer; only the calls of the body are
 // shared, a whole buffer at a time.
@@ -38,7 +38,7 @@ package forkjoin
 // the producer processed itself goes straight into the accumulated result
 // if no lent buffer is pending, else it is combined into the "after"
 // result of the last buffer lent, which retiring that buffer combines in
-// after the buffer's own (the typed layer keeps these; seq.go).
+// after the buffer's own (the typed layer keeps these; iter.go).
 //
 // Helpers. The producer looks at its poll flag at every full buffer; when
 // another participant asks, it forks a helper (Fork.Start, which
@@ -58,7 +58,7 @@ package forkjoin
 // last buffers' imbalance lasts, a fraction of a millisecond, and the
 // cost of a buffer's hand-off (a few atomic operations and clock reads)
 // is spread over many elements when they are cheap. It starts at
-// seqFirstChunk and stays within seqMaxBytes of memory per buffer.
+// iterFirstChunk and stays within iterMaxBytes of memory per buffer.
 
 import (
 	"sync/atomic"
@@ -68,23 +68,23 @@ import (
 )
 
 const (
-	seqFirstChunk = 16
-	seqMaxBytes   = 256 << 10
+	iterFirstChunk = 16
+	iterMaxBytes   = 256 << 10
 )
 
-// seqCoolBytes is how many bytes of spare buffers a lent buffer waits
-// behind before the producer fills it again (seqBufs): twice the size of
+// iterCoolBytes is how many bytes of spare buffers a lent buffer waits
+// behind before the producer fills it again (iterBufs): twice the size of
 // a core's L2 cache as cpuid reads it, or 1 MiB if it reads none.
-var seqCoolBytes = uintptr(max(2*cpuid.CPU.Cache.L2, 1<<20))
+var iterCoolBytes = uintptr(max(2*cpuid.CPU.Cache.L2, 1<<20))
 
-// seqRestTime is the body's time per value, in ns, from which a lent
-// buffer is filled again without resting (seqBufs).
-const seqRestTime = 16
+// iterRestTime is the body's time per value, in ns, from which a lent
+// buffer is filled again without resting (iterBufs).
+const iterRestTime = 16
 
-// seqCore is the part of a loop over an iter.Seq that does not depend on
-// the element type. The typed layer (seq.go) embeds it first and sets the
+// iterCore is the part of a loop over an iter.Seq that does not depend on
+// the element type. The typed layer (iter.go) embeds it first and sets the
 // hooks.
-type seqCore struct {
+type iterCore struct {
 	w     *Worker // the producer's
 	nslot int64
 
@@ -96,7 +96,7 @@ type seqCore struct {
 
 	// The typed layer's hooks. tail records that the producer's buffer
 	// holds n values; lend puts the producer's buffer in slot s, letting
-	// the slot's buffer rest if rest is set (seqBufs); own runs the body over the producer's buffer, with
+	// the slot's buffer rest if rest is set (iterBufs); own runs the body over the producer's buffer, with
 	// after the slot of the last buffer lent and not yet retired (-1:
 	// none), and returns its length; proc runs the body over lent buffer k
 	// and returns its length; retire is called by the producer, in order,
@@ -108,7 +108,7 @@ type seqCore struct {
 	proc   func(w *Worker, k int64) int
 	retire func(k int64)
 
-	helpers    []seqHelp    // the producer's helper forks, oldest first
+	helpers    []iterHelp   // the producer's helper forks, oldest first
 	maxHelpers int          // parallelism - 1
 	running    atomic.Int32 // helpers begun and not yet ended
 
@@ -119,37 +119,37 @@ type seqCore struct {
 	fillStart time.Time    // producer only: when the current buffer began to fill
 }
 
-// seqHelper is one helper fork's argument: a loop over the ring's buffers
-// (runSeqHelper).
-type seqHelper struct {
-	c      *seqCore
+// iterHelper is one helper fork's argument: a loop over the ring's buffers
+// (runIterHelper).
+type iterHelper struct {
+	c      *iterCore
 	began  atomic.Bool
 	exited atomic.Bool
 }
 
-type seqHelp struct {
-	h   *seqHelper
-	fut Future[*seqHelper, struct{}]
+type iterHelp struct {
+	h   *iterHelper
+	fut Future[*iterHelper, struct{}]
 }
 
-var seqHelperFork = NewFork(runSeqHelper)
+var iterHelperFork = NewFork(runIterHelper)
 
 // init prepares c for a loop on w: buffers of buf elements (0: adaptive;
 // at most maxChunk either way) of elemSize bytes each.
-func (c *seqCore) init(w *Worker, buf int, elemSize uintptr) {
+func (c *iterCore) init(w *Worker, buf int, elemSize uintptr) {
 	c.w = w
 	c.maxHelpers = w.Parallelism() - 1
 	c.nslot = int64(2*c.maxHelpers + 2)
 	c.done = make([]atomic.Bool, c.nslot)
 	c.maxChunk = chunkMax
 	if elemSize > 0 {
-		c.maxChunk = max(1, min(chunkMax, int(seqMaxBytes/elemSize)))
+		c.maxChunk = max(1, min(chunkMax, int(iterMaxBytes/elemSize)))
 	}
 	if buf > 0 {
 		c.chunk = min(buf, c.maxChunk)
 	} else {
 		c.adaptive = true
-		c.chunk = min(seqFirstChunk, c.maxChunk)
+		c.chunk = min(iterFirstChunk, c.maxChunk)
 	}
 	c.fillStart = time.Now()
 }
@@ -157,27 +157,27 @@ func (c *seqCore) init(w *Worker, buf int, elemSize uintptr) {
 // start begins the loop: a request for work that stands already is
 // answered now (and a canceled run unwinds before the first value is
 // processed).
-func (c *seqCore) start(w *Worker) {
+func (c *iterCore) start(w *Worker) {
 	if w.asked() {
 		c.answer(w)
 	}
 }
 
 // slot returns lent buffer k's slot.
-func (c *seqCore) slot(k int64) int { return int(k % c.nslot) }
+func (c *iterCore) slot(k int64) int { return int(k % c.nslot) }
 
 // full is the producer's step once its buffer is full: answer a request
 // for work, retire what is done, then lend the buffer if a helper runs
 // and a slot is free, else process it (after the lent buffers that no
 // helper took, if none runs any more), and adapt the buffer size.
-func (c *seqCore) full(w *Worker) {
+func (c *iterCore) full(w *Worker) {
 	fill := time.Since(c.fillStart)
 	if w.asked() {
 		c.answer(w)
 	}
 	c.retireDone()
 	if c.running.Load() > 0 && c.produced.Load()-c.retired < c.nslot {
-		c.lend(c.slot(c.produced.Load()), c.elemTime.Load() < seqRestTime*1024)
+		c.lend(c.slot(c.produced.Load()), c.elemTime.Load() < iterRestTime*1024)
 		c.produced.Add(1)
 	} else {
 		if c.running.Load() == 0 {
@@ -197,7 +197,7 @@ func (c *seqCore) full(w *Worker) {
 // the producer's buffer: it processes them, takes back and processes the
 // lent buffers no helper took, joins the helpers, and retires every
 // buffer.
-func (c *seqCore) finish(w *Worker, n int) {
+func (c *iterCore) finish(w *Worker, n int) {
 	c.closed.Store(true)
 	if n > 0 {
 		c.tail(n)
@@ -206,14 +206,14 @@ func (c *seqCore) finish(w *Worker, n int) {
 	c.drain(w)
 	for i := len(c.helpers) - 1; i >= 0; i-- {
 		c.helpers[i].fut.Join(w)
-		c.helpers[i] = seqHelp{}
+		c.helpers[i] = iterHelp{}
 	}
 	c.helpers = c.helpers[:0]
 	c.retireDone()
 }
 
 // processOwn runs the body over the producer's buffer.
-func (c *seqCore) processOwn(w *Worker) {
+func (c *iterCore) processOwn(w *Worker) {
 	after := -1
 	if p := c.produced.Load(); p > c.retired {
 		after = c.slot(p - 1)
@@ -227,7 +227,7 @@ func (c *seqCore) processOwn(w *Worker) {
 }
 
 // take takes the oldest lent buffer that waits for a processor, if any.
-func (c *seqCore) take() (int64, bool) {
+func (c *iterCore) take() (int64, bool) {
 	for {
 		k := c.taken.Load()
 		if k >= c.produced.Load() {
@@ -240,7 +240,7 @@ func (c *seqCore) take() (int64, bool) {
 }
 
 // drain processes every lent buffer that waits.
-func (c *seqCore) drain(w *Worker) {
+func (c *iterCore) drain(w *Worker) {
 	for {
 		k, ok := c.take()
 		if !ok {
@@ -253,7 +253,7 @@ func (c *seqCore) drain(w *Worker) {
 // process runs the body over lent buffer k, which the caller took, and
 // marks it done. A panic in the body leaves it not done: the run is
 // canceled, and the producer unwinds at its next look at its poll flag.
-func (c *seqCore) process(w *Worker, k int64) {
+func (c *iterCore) process(w *Worker, k int64) {
 	var start time.Time
 	if c.adaptive {
 		start = time.Now()
@@ -265,14 +265,14 @@ func (c *seqCore) process(w *Worker, k int64) {
 
 // measure records the processing time per element of a buffer of n
 // elements whose processing began at start, for the buffer size.
-func (c *seqCore) measure(start time.Time, n int) {
+func (c *iterCore) measure(start time.Time, n int) {
 	if c.adaptive && n > 0 {
 		c.elemTime.Store(int64(time.Since(start)) * 1024 / int64(n))
 	}
 }
 
 // retireDone retires, in order, the lent buffers that are done.
-func (c *seqCore) retireDone() {
+func (c *iterCore) retireDone() {
 	end := c.taken.Load()
 	for c.retired < end {
 		d := &c.done[c.slot(c.retired)]
@@ -292,17 +292,17 @@ func (c *seqCore) retireDone() {
 // fork's slow path does (answerRequest: it publishes the oldest private
 // fork, if any, and unwinds if the run is canceled); a participant still
 // idle asks again.
-func (c *seqCore) answer(w *Worker) {
+func (c *iterCore) answer(w *Worker) {
 	// Join the helpers that have ended, from the newest: a Future is
 	// joined only once the ones forked after it are.
 	for n := len(c.helpers); n > 0 && c.helpers[n-1].h.exited.Load(); n-- {
 		c.helpers[n-1].fut.Join(w)
-		c.helpers[n-1] = seqHelp{}
+		c.helpers[n-1] = iterHelp{}
 		c.helpers = c.helpers[:n-1]
 	}
 	if c.mayFork() {
-		h := &seqHelper{c: c}
-		c.helpers = append(c.helpers, seqHelp{h, seqHelperFork.Start(w, h)})
+		h := &iterHelper{c: c}
+		c.helpers = append(c.helpers, iterHelp{h, iterHelperFork.Start(w, h)})
 		return
 	}
 	w.answerRequest()
@@ -312,7 +312,7 @@ func (c *seqCore) answer(w *Worker) {
 // than maxHelpers run, every helper forked has begun (one that has not
 // is still there for whoever asks), and the stack of helper forks, ended
 // ones below running ones included, stays short.
-func (c *seqCore) mayFork() bool {
+func (c *iterCore) mayFork() bool {
 	if c.closed.Load() || int(c.running.Load()) >= c.maxHelpers || len(c.helpers) >= 2*c.maxHelpers {
 		return false
 	}
@@ -324,12 +324,12 @@ func (c *seqCore) mayFork() bool {
 	return true
 }
 
-// runSeqHelper is a helper: it processes the ring's buffers until the
+// runIterHelper is a helper: it processes the ring's buffers until the
 // producer has lent its last one and none waits, or none came for as long
 // as a searcher looks for work, or the run is canceled. Run by the
 // producer itself (a helper nobody took, joined at the end), it does not
 // wait for buffers: only the producer could lend them.
-func runSeqHelper(_ *Fork[*seqHelper, struct{}], w *Worker, h *seqHelper) struct{} {
+func runIterHelper(_ *Fork[*iterHelper, struct{}], w *Worker, h *iterHelper) struct{} {
 	c := h.c
 	c.running.Add(1)
 	h.began.Store(true)

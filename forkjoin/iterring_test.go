@@ -9,16 +9,16 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSeqRingModel checks the ring of ForIter and ReduceIter (seqring.go)
+// TestIterRingModel checks the ring of ForIter and ReduceIter (iterring.go)
 // against a model, one operation at a time: the producer publishes a
 // buffer when a slot is free, processors take the oldest waiting one,
 // finish buffers in any order, and the producer retires the done ones in
 // order. Each buffer is taken once, in order, retired once, in order, and
 // only once done, and the counters keep retired ≤ taken ≤ produced ≤
 // retired + nslot.
-func TestSeqRingModel(t *testing.T) {
+func TestIterRingModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		c := &seqCore{nslot: int64(rapid.IntRange(1, 6).Draw(rt, "slots"))}
+		c := &iterCore{nslot: int64(rapid.IntRange(1, 6).Draw(rt, "slots"))}
 		c.done = make([]atomic.Bool, c.nslot)
 		var retiredOrder []int64
 		c.retire = func(k int64) { retiredOrder = append(retiredOrder, k) }
@@ -91,12 +91,12 @@ func TestSeqRingModel(t *testing.T) {
 	})
 }
 
-// TestSeqRingTakeRace has several goroutines take buffers from one ring
+// TestIterRingTakeRace has several goroutines take buffers from one ring
 // while it is published to, and checks that every buffer is taken exactly
 // once (run it with -race).
-func TestSeqRingTakeRace(t *testing.T) {
+func TestIterRingTakeRace(t *testing.T) {
 	const buffers = 20_000
-	c := &seqCore{nslot: buffers}
+	c := &iterCore{nslot: buffers}
 	seen := make([]atomic.Int32, buffers)
 	var wg sync.WaitGroup
 	var over atomic.Bool

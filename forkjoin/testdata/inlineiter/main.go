@@ -1,4 +1,4 @@
-// Command inlineseq is compiled by TestSeqLoopsInline with -gcflags=-m, to
+// Command inlineiter is compiled by TestIterLoopsInline with -gcflags=-m, to
 // see that ForIter and ReduceIter inline into their caller, and the yield
 // they hand an inlinable iterator inlines into it, so that reading the
 // iterator into a buffer costs no call per value.

@@ -1,6 +1,6 @@
 package forkjoin
 
-// ForIter and ReduceIter: loops over an iter.Seq (seqring.go is the engine).
+// ForIter and ReduceIter: loops over an iter.Seq (iterring.go is the engine).
 //
 // Both are small enough for the compiler to inline into their caller, and
 // the function they hand the iterator as its yield is small enough to be
@@ -8,8 +8,8 @@ package forkjoin
 // literal the compiler sees (an inlinable function returning one, such as
 // slices.Values or maps.Keys), the iterator's loop and the copy of each
 // value into the current buffer become one loop in the caller, as a
-// range-over-func loop does, and only a full buffer leaves it (forSeqNext,
-// reduceSeqNext). TestSeqLoopsInline checks that this stays so.
+// range-over-func loop does, and only a full buffer leaves it (forIterNext,
+// reduceIterNext). TestIterLoopsInline checks that this stays so.
 
 import (
 	"iter"
@@ -59,28 +59,30 @@ func ForIter[T any](w *Worker, seq iter.Seq[T], buf int, body func(w *Worker, v 
 		panic("forkjoin: ForIter with a nil seq")
 	}
 	var st struct {
-		c *seqCore
+		c *iterCore
 		b []T
 	}
 	seq(func(v T) bool {
 		if len(st.b) == cap(st.b) {
-			st.c, st.b = forSeqNext(st.c, w, buf, body, st.b)
+			st.c, st.b = forIterNext(st.c, w, buf, body, st.b)
 		}
 		st.b = append(st.b, v)
 		return true
 	})
-	callSeqEnd(seqEnd, w, st.c, len(st.b))
+	callIterEnd(iterEnd, w, st.c, len(st.b))
 }
 
-// callSeqEnd calls end(w, c, n). It is a call through a parameter, which
+// callIterEnd calls end(w, c, n). It is a call through a parameter, which
 // the inliner charges less than a direct call: it keeps ForIter and
 // ReduceIter within the inlining budget, and inlined it is a direct call.
-func callSeqEnd(end func(w *Worker, c *seqCore, n int), w *Worker, c *seqCore, n int) { end(w, c, n) }
+func callIterEnd(end func(w *Worker, c *iterCore, n int), w *Worker, c *iterCore, n int) {
+	end(w, c, n)
+}
 
-// seqEnd ends a loop over an iter.Seq once the iterator has returned: c is
+// iterEnd ends a loop over an iter.Seq once the iterator has returned: c is
 // the loop (nil if the iterator yielded nothing) and n the number of
 // values in its last buffer.
-func seqEnd(w *Worker, c *seqCore, n int) {
+func iterEnd(w *Worker, c *iterCore, n int) {
 	if c == nil {
 		w.checkActive()
 		return
@@ -88,20 +90,20 @@ func seqEnd(w *Worker, c *seqCore, n int) {
 	c.finish(w, n)
 }
 
-// forSeqLoop is the state of a ForIter: the engine and its buffers.
-type forSeqLoop[T any] struct {
-	seqCore
-	seqBufs[T]
+// forIterLoop is the state of a ForIter: the engine and its buffers.
+type forIterLoop[T any] struct {
+	iterCore
+	iterBufs[T]
 	body func(w *Worker, v T)
 }
 
-// forSeqNext is the step of ForIter at a full buffer b (on the first value,
+// forIterNext is the step of ForIter at a full buffer b (on the first value,
 // c is nil and b empty: it makes the loop). It returns the loop and the
 // next buffer, empty.
 //
 //go:noinline
-func forSeqNext[T any](c *seqCore, w *Worker, buf int, body func(w *Worker, v T), b []T) (*seqCore, []T) {
-	var l *forSeqLoop[T]
+func forIterNext[T any](c *iterCore, w *Worker, buf int, body func(w *Worker, v T), b []T) (*iterCore, []T) {
+	var l *forIterLoop[T]
 	if c == nil {
 		switch {
 		case body == nil:
@@ -110,31 +112,31 @@ func forSeqNext[T any](c *seqCore, w *Worker, buf int, body func(w *Worker, v T)
 			panic("forkjoin: ForIter with a negative buf")
 		}
 		w.checkCaller()
-		l = &forSeqLoop[T]{body: body}
+		l = &forIterLoop[T]{body: body}
 		l.init(w, buf, unsafe.Sizeof(*new(T)))
 		l.bufs = make([][]T, l.nslot)
 		l.lend, l.own, l.proc, l.tail = l.lendCur, l.processCur, l.process, l.seal
 		l.start(w)
 	} else {
-		l = (*forSeqLoop[T])(unsafe.Pointer(c))
+		l = (*forIterLoop[T])(unsafe.Pointer(c))
 		l.seal(len(b))
 		l.full(w)
 	}
-	return &l.seqCore, l.next(l.chunk)
+	return &l.iterCore, l.next(l.chunk)
 }
 
-func (l *forSeqLoop[T]) processCur(w *Worker, _ int) int { return l.run(w, l.cur) }
+func (l *forIterLoop[T]) processCur(w *Worker, _ int) int { return l.run(w, l.cur) }
 
-func (l *forSeqLoop[T]) process(w *Worker, k int64) int { return l.run(w, l.bufs[l.slot(k)]) }
+func (l *forIterLoop[T]) process(w *Worker, k int64) int { return l.run(w, l.bufs[l.slot(k)]) }
 
-func (l *forSeqLoop[T]) run(w *Worker, b []T) int {
+func (l *forIterLoop[T]) run(w *Worker, b []T) int {
 	for _, v := range b {
 		l.body(w, v)
 	}
 	return len(b)
 }
 
-// seqBufs are the buffers of a loop over an iter.Seq: the producer's,
+// iterBufs are the buffers of a loop over an iter.Seq: the producer's,
 // cur, one per slot of the ring, and the spare ones. A buffer keeps its
 // whole array; its length is the number of values in it.
 //
@@ -144,13 +146,13 @@ func (l *forSeqLoop[T]) run(w *Worker, b []T) int {
 // line — on the 2-core VM of docs/BENCHMARKS.md that tripled the time to
 // fill a buffer (ForIter over 10^7 values with a cheap body took 42 ms
 // instead of 19). It joins the spares, and the producer takes the oldest
-// spare only once more than seqCoolBytes of them wait, by which time the
+// spare only once more than iterCoolBytes of them wait, by which time the
 // helper's cache holds other lines; until then it fills a new buffer.
-// When the body takes longer than seqRestTime per value (as measured with
+// When the body takes longer than iterRestTime per value (as measured with
 // buf 0; with a fixed buf the buffers always rest), those round trips are
 // a small part of a buffer's time, and the buffer is filled again at once:
 // no spares, no new buffers.
-type seqBufs[T any] struct {
+type iterBufs[T any] struct {
 	cur        []T
 	bufs       [][]T
 	spare      [][]T // oldest first, from spare[spareHead]
@@ -161,7 +163,7 @@ type seqBufs[T any] struct {
 // next returns the producer's buffer, emptied, with room for n values
 // exactly: its capacity is n, as the loop's test for a full buffer is
 // len == cap.
-func (b *seqBufs[T]) next(n int) []T {
+func (b *iterBufs[T]) next(n int) []T {
 	if cap(b.cur) < n {
 		b.cur = make([]T, 0, n)
 	}
@@ -169,13 +171,13 @@ func (b *seqBufs[T]) next(n int) []T {
 }
 
 // seal records that the producer's buffer holds n values.
-func (b *seqBufs[T]) seal(n int) { b.cur = b.cur[:n] }
+func (b *iterBufs[T]) seal(n int) { b.cur = b.cur[:n] }
 
 // lendCur puts the producer's buffer in slot s, whose buffer, lent before
 // and retired since, joins the spares if rest is set (else it becomes the
 // producer's buffer at once); the producer goes on with the oldest spare
 // if enough have rested, else with a new buffer.
-func (b *seqBufs[T]) lendCur(s int, rest bool) {
+func (b *iterBufs[T]) lendCur(s int, rest bool) {
 	size := unsafe.Sizeof(*new(T))
 	old := b.bufs[s]
 	b.bufs[s], b.cur = b.cur, nil
@@ -189,7 +191,7 @@ func (b *seqBufs[T]) lendCur(s int, rest bool) {
 	}
 	if b.spareHead < len(b.spare) {
 		oldest := b.spare[b.spareHead]
-		if rest := b.spareBytes - uintptr(cap(oldest))*size; rest >= seqCoolBytes {
+		if rest := b.spareBytes - uintptr(cap(oldest))*size; rest >= iterCoolBytes {
 			b.cur = oldest
 			b.spare[b.spareHead] = nil
 			b.spareHead++
@@ -227,27 +229,27 @@ func ReduceIter[T, R any](w *Worker, seq iter.Seq[T], buf int, mapf func(w *Work
 		panic("forkjoin: ReduceIter with a nil seq")
 	}
 	var st struct {
-		c *seqCore
+		c *iterCore
 		b []T
 	}
 	seq(func(v T) bool {
 		if len(st.b) == cap(st.b) {
-			st.c, st.b = reduceSeqNext(st.c, w, buf, mapf, combine, st.b, &r)
+			st.c, st.b = reduceIterNext(st.c, w, buf, mapf, combine, st.b, &r)
 		}
 		st.b = append(st.b, v)
 		return true
 	})
-	callSeqEnd(seqEnd, w, st.c, len(st.b))
+	callIterEnd(iterEnd, w, st.c, len(st.b))
 	return
 }
 
-// reduceSeqLoop is the state of a ReduceIter: the engine, its buffers,
+// reduceIterLoop is the state of a ReduceIter: the engine, its buffers,
 // the results of the lent buffers and of the producer's own that came
-// after them (see seqring.go, "Order"), and the result of what is
+// after them (see iterring.go, "Order"), and the result of what is
 // retired, in out.
-type reduceSeqLoop[T, R any] struct {
-	seqCore
-	seqBufs[T]
+type reduceIterLoop[T, R any] struct {
+	iterCore
+	iterBufs[T]
 	mapf     func(w *Worker, v T) R
 	combine  func(a, b R) R
 	res      []R    // per slot: the lent buffer's result
@@ -257,11 +259,11 @@ type reduceSeqLoop[T, R any] struct {
 	have     bool   // *out holds a result
 }
 
-// reduceSeqNext is ReduceIter's forSeqNext.
+// reduceIterNext is ReduceIter's forIterNext.
 //
 //go:noinline
-func reduceSeqNext[T, R any](c *seqCore, w *Worker, buf int, mapf func(w *Worker, v T) R, combine func(a, b R) R, b []T, out *R) (*seqCore, []T) {
-	var l *reduceSeqLoop[T, R]
+func reduceIterNext[T, R any](c *iterCore, w *Worker, buf int, mapf func(w *Worker, v T) R, combine func(a, b R) R, b []T, out *R) (*iterCore, []T) {
+	var l *reduceIterLoop[T, R]
 	if c == nil {
 		switch {
 		case mapf == nil:
@@ -272,7 +274,7 @@ func reduceSeqNext[T, R any](c *seqCore, w *Worker, buf int, mapf func(w *Worker
 			panic("forkjoin: ReduceIter with a negative buf")
 		}
 		w.checkCaller()
-		l = &reduceSeqLoop[T, R]{mapf: mapf, combine: combine, out: out}
+		l = &reduceIterLoop[T, R]{mapf: mapf, combine: combine, out: out}
 		l.init(w, buf, unsafe.Sizeof(*new(T)))
 		l.bufs = make([][]T, l.nslot)
 		l.res = make([]R, l.nslot)
@@ -281,15 +283,15 @@ func reduceSeqNext[T, R any](c *seqCore, w *Worker, buf int, mapf func(w *Worker
 		l.lend, l.own, l.proc, l.tail, l.retire = l.lendCur, l.processCur, l.process, l.seal, l.retireBuffer
 		l.start(w)
 	} else {
-		l = (*reduceSeqLoop[T, R])(unsafe.Pointer(c))
+		l = (*reduceIterLoop[T, R])(unsafe.Pointer(c))
 		l.seal(len(b))
 		l.full(w)
 	}
-	return &l.seqCore, l.next(l.chunk)
+	return &l.iterCore, l.next(l.chunk)
 }
 
 // reduce maps and combines the values of b, in order.
-func (l *reduceSeqLoop[T, R]) reduce(w *Worker, b []T) R {
+func (l *reduceIterLoop[T, R]) reduce(w *Worker, b []T) R {
 	r := l.mapf(w, b[0])
 	for _, v := range b[1:] {
 		r = l.combine(r, l.mapf(w, v))
@@ -297,7 +299,7 @@ func (l *reduceSeqLoop[T, R]) reduce(w *Worker, b []T) R {
 	return r
 }
 
-func (l *reduceSeqLoop[T, R]) process(w *Worker, k int64) int {
+func (l *reduceIterLoop[T, R]) process(w *Worker, k int64) int {
 	s := l.slot(k)
 	l.res[s] = l.reduce(w, l.bufs[s])
 	return len(l.bufs[s])
@@ -306,7 +308,7 @@ func (l *reduceSeqLoop[T, R]) process(w *Worker, k int64) int {
 // processCur reduces the producer's buffer: its result joins the result
 // retired so far, or, if lent buffers are pending, the after result of
 // the last of them (slot after).
-func (l *reduceSeqLoop[T, R]) processCur(w *Worker, after int) int {
+func (l *reduceIterLoop[T, R]) processCur(w *Worker, after int) int {
 	r := l.reduce(w, l.cur)
 	switch {
 	case after < 0:
@@ -321,7 +323,7 @@ func (l *reduceSeqLoop[T, R]) processCur(w *Worker, after int) int {
 
 // retireBuffer combines lent buffer k's result, and the producer's that
 // came after it, into the result of the buffers before it.
-func (l *reduceSeqLoop[T, R]) retireBuffer(k int64) {
+func (l *reduceIterLoop[T, R]) retireBuffer(k int64) {
 	s := l.slot(k)
 	var zero R
 	l.add(l.res[s])
@@ -333,7 +335,7 @@ func (l *reduceSeqLoop[T, R]) retireBuffer(k int64) {
 }
 
 // add combines r into the result.
-func (l *reduceSeqLoop[T, R]) add(r R) {
+func (l *reduceIterLoop[T, R]) add(r R) {
 	if l.have {
 		*l.out = l.combine(*l.out, r)
 	} else {
