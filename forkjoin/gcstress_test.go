@@ -122,14 +122,14 @@ func churn(n int) {
 }
 
 // gcStressRounds is the number of rounds of each of a case's parts (its
-// argument shapes, its kinds of Fork): a case makes 1,200 rounds in all in
+// argument shapes, its kinds of Fork): a case makes 2,400 rounds in all in
 // the long run, 100 in a plain `go test`, a quarter of that under the race
 // detector (which slows the collector and the churn several times). A round
 // costs 3–6 ms, most of it the collection and the churn.
 func gcStressRounds(parts int) int {
 	n := 100
 	if longTests() {
-		n = 1200
+		n = 2400
 	}
 	if raceEnabled {
 		n /= 4
