@@ -185,4 +185,5 @@ var (
 	testHookSlotRun func(w *Worker, inRow, queued int)
 	testHookSlotCap func(w *Worker)
 	testHookIdle    func(w *Worker)
+	testHookLeft    func(w *Worker) // scheduler.leave, after the last searcher's decrement
 )

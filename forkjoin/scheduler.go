@@ -282,14 +282,29 @@ func (s *scheduler) startSearching() bool {
 // leave: a searcher found nothing and returns to the pool. It reports
 // whether it really left: if it was the last searcher, it scans once more
 // and stays (as an active searcher) when it finds work, returned in t.
+//
+// Staying is an entry, and absorbs a wake-up as enter does: between the
+// decrement and the rescan the worker was outside the scheduler, so a
+// producer may have set waking for it (the pool's WakeOne answers "a
+// worker will come" while one is between a job and its park). If the
+// worker kept that bit while it runs the task it found, no wake-up would
+// be sent, and no monitor armed (wakeCheck returns at a set waking), until
+// it returns to the pool: with that task blocked, never.
 func (s *scheduler) leave(w *Worker) (t *task, left bool) {
 	st := s.state.Add(^uint64(activeOne + searchOne - 1))
 	if searching(st) != 0 {
 		return nil, true
 	}
+	if testHookLeft != nil {
+		testHookLeft(w)
+	}
 	if t = w.scan(lookLast, nil, famAny); t == nil {
 		return nil, true
 	}
-	s.state.Add(activeOne + searchOne)
-	return t, false
+	for {
+		st = s.state.Load()
+		if s.state.CompareAndSwap(st, (st&^wakingBit)+activeOne+searchOne) {
+			return t, false
+		}
+	}
 }
