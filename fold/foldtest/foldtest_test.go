@@ -144,3 +144,38 @@ func TestCheckFailsWrongFolds(t *testing.T) {
 		})
 	}
 }
+
+// TestGeneratorsKeepTheirBound: Trees(n) and DAGs(n) draw from 1 to n
+// nodes (1 for n below 1), each a distinct *Node with a distinct label.
+func TestGeneratorsKeepTheirBound(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		gen  func(maxNodes int) *rapid.Generator[*foldtest.Node]
+	}{{"Trees", foldtest.Trees}, {"DAGs", foldtest.DAGs}} {
+		t.Run(c.name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				bound := rapid.IntRange(-1, 300).Draw(t, "bound")
+				root := c.gen(bound).Draw(t, "root")
+				labels := map[int]bool{}
+				seen := map[*foldtest.Node]bool{}
+				stack := []*foldtest.Node{root}
+				for len(stack) > 0 {
+					n := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					if seen[n] {
+						continue
+					}
+					seen[n] = true
+					if labels[n.Label] {
+						t.Fatalf("label %d twice in %v", n.Label, root)
+					}
+					labels[n.Label] = true
+					stack = append(stack, n.Kids...)
+				}
+				if len(seen) < 1 || len(seen) > max(bound, 1) {
+					t.Fatalf("%s(%d) drew %d nodes: %v", c.name, bound, len(seen), root)
+				}
+			})
+		})
+	}
+}

@@ -44,10 +44,51 @@ func TestTreeShapes(t *testing.T) {
 				t.Fatalf("node %d has ID %d", i, nd.ID)
 			}
 		}
-		if len(g.Nodes) > 300+1+3*8 {
-			t.Fatalf("%v: too big", g)
-		}
 	})
+}
+
+// TestGeneratorsKeepTheirBound: every generator draws at least one node
+// and at most its bound (1 for a bound below 1), every node reachable from
+// the root, numbered in order, and the tree shapes share no node.
+func TestGeneratorsKeepTheirBound(t *testing.T) {
+	shapes := []struct {
+		name string
+		gen  func(maxNodes int) *rapid.Generator[*testtree.Graph]
+		tree bool
+	}{
+		{"balanced", testtree.Balanced, true},
+		{"skewed", testtree.Skewed, true},
+		{"chain", testtree.ChainOf, true},
+		{"wide", testtree.WideOf, true},
+		{"random", testtree.Random, true},
+		{"any tree", testtree.AnyTree, true},
+		{"dag", testtree.DAG, false},
+		{"cyclic", testtree.Cyclic, false},
+	}
+	for _, s := range shapes {
+		t.Run(s.name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				bound := rapid.IntRange(-1, 300).Draw(t, "bound")
+				g := s.gen(bound).Draw(t, "graph")
+				n := len(g.Nodes)
+				if n < 1 || n > max(bound, 1) {
+					t.Fatalf("%v drawn with bound %d", g, bound)
+				}
+				for i, nd := range g.Nodes {
+					if nd.ID != i {
+						t.Fatalf("%v: node %d has ID %d", g, i, nd.ID)
+					}
+				}
+				if g.Root != g.Nodes[0] {
+					t.Fatalf("%v: the root is not node 0", g)
+				}
+				reached, shared := reachable(g.Root)
+				if reached != n || s.tree && (shared || !g.Tree) {
+					t.Fatalf("%v: %d of %d nodes reachable, shared %v, Tree %v", g, reached, n, shared, g.Tree)
+				}
+			})
+		})
+	}
 }
 
 func TestDAGShape(t *testing.T) {
