@@ -291,3 +291,61 @@ func TestBinaryHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerWatchesKeptHeaps calls checked folds by hand that keep the
+// *H of a call, and expects Watch to report each way of doing it, and
+// nothing for a fold that keeps none.
+func TestCheckerWatchesKeptHeaps(t *testing.T) {
+	g := testtree.Complete(2, 3) // 0 -> 1, 2
+	n0, n1, n2 := g.Nodes[0], g.Nodes[1], g.Nodes[2]
+	var kept *[]int64
+	type res = testtree.Checked[*[]int64, int]
+	run := func(f fold.Fold[*Node, []int64, *[]int64], after func()) error {
+		c := testtree.NewChecker[int](true)
+		c.Watch = true
+		cf := testtree.Check(c, f, testtree.Children, testtree.Key)
+		h, h1, h2 := cf.Init(n0), cf.Init(n1), cf.Init(n2)
+		var r1, r2 res = cf.Finalize(&h1), cf.Finalize(&h2)
+		cf.Accumulate(&h, r1)
+		if after != nil {
+			after()
+		}
+		cf.Accumulate(&h, r2)
+		cf.Finalize(&h)
+		if after != nil {
+			after()
+		}
+		c.CheckFinalized()
+		return c.Err()
+	}
+	values := func(n *Node) []int64 { return []int64{n.Value} }
+	copied := func(h *[]int64) *[]int64 { r := append([]int64(nil), *h...); return &r }
+	cases := []struct {
+		name  string
+		want  string
+		f     fold.Fold[*Node, []int64, *[]int64]
+		after func()
+	}{
+		{"correct", "", fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, copied), nil},
+		{"result points into the heap", "node 1: Finalize returned a value that points into the node's heap",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, func(h *[]int64) *[]int64 { return h }), nil},
+		{"write between calls", "node 0: its heap changed between the calls on it",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...); kept = h }, copied),
+			func() { *kept = append(*kept, 7) }},
+		{"write after Finalize", "node 0: its heap changed after its Finalize returned",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, func(h *[]int64) *[]int64 { kept = h; return copied(h) }),
+			func() { *kept = nil }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kept = nil
+			err := run(c.f, c.after)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("unexpected violation: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want a violation containing %q", err, c.want)
+			}
+		})
+	}
+}
