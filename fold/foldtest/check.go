@@ -63,11 +63,15 @@ func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], g
 		if err := c.Err(); err != nil {
 			rt.Fatal(err)
 		}
+		ref := reference[R]{eq: eq, want: want, name: "fold.Seq",
+			again: func() R { return fold.Seq(f, g, root) },
+			own:   func() R { return fold.Seq(ownHeaps(f), g, root) },
+		}
+		if msg := ref.heapsMatter(); msg != "" {
+			rt.Fatal(msg)
+		}
 		if !eq(got.Value, want) {
-			rt.Fatalf("fold.Run returned %#v, fold.Seq %#v%s", got.Value, want,
-				diagnose(eq, want,
-					func() R { return fold.Seq(f, g, root) },
-					func() R { return fold.Seq(ownHeaps(f), g, root) }))
+			rt.Fatal(ref.differs("fold.Run", got.Value))
 		}
 		nodes := countNodes(g, root)
 		if c.Inits() != nodes || c.Finals() != nodes {
@@ -108,11 +112,15 @@ func CheckDAG[N, H, R any, K comparable](t *testing.T, f fold.Fold[N, H, R], g t
 		if err := c.Err(); err != nil {
 			rt.Fatal(err)
 		}
+		ref := reference[R]{eq: eq, want: want, name: "fold.SeqDAG",
+			again: func() R { r, _ := fold.SeqDAG(f, g, root, key); return r },
+			own:   func() R { r, _ := fold.SeqDAG(ownHeaps(f), g, root, key); return r },
+		}
+		if msg := ref.heapsMatter(); msg != "" {
+			rt.Fatal(msg)
+		}
 		if !eq(got.Value, want) {
-			rt.Fatalf("fold.RunDAG returned %#v, fold.SeqDAG %#v%s", got.Value, want,
-				diagnose(eq, want,
-					func() R { r, _ := fold.SeqDAG(f, g, root, key); return r },
-					func() R { r, _ := fold.SeqDAG(ownHeaps(f), g, root, key); return r }))
+			rt.Fatal(ref.differs("fold.RunDAG", got.Value))
 		}
 		keys := countKeys(g, root, key)
 		if c.Keys() != keys || c.Inits() != int64(keys) || c.Finals() != int64(keys) {
@@ -136,21 +144,53 @@ func drawn[N any](rt *rapid.T, g tree.Treeish[N], root N, id func(N) any) *outli
 	return o
 }
 
-// diagnose explains a parallel result that differs from the sequential
-// one, when a second sequential run tells why: the sequential result
-// changes from run to run, or it changes when every node's heap has
-// memory of its own (as in the checked parallel run), which means the
-// fold uses a heap after the call it was passed to.
-func diagnose[R any](eq func(a, b R) bool, seq R, again, ownHeaps func() R) string {
-	if again := again(); !eq(again, seq) {
-		return fmt.Sprintf("; a second fold.Seq returned %#v: the fold's result depends on state kept between calls or runs, "+
-			"not only on the tree", again)
+// reference is the sequential side of a check: what the sequential
+// executor returned on the drawn root, and how to run it again, as it is
+// or with a heap of its own for every node.
+type reference[R any] struct {
+	eq         func(a, b R) bool
+	want       R
+	name       string
+	again, own func() R
+}
+
+// heapsMatter runs the sequential executor with a heap of its own for
+// every node (never reused, as in the checked parallel run) and explains
+// a result that differs: the fold uses a heap after the call it was passed
+// to, or, if the plain executor changes its own answer too, keeps state
+// between calls or runs. It returns "" when the results agree.
+func (r reference[R]) heapsMatter() string {
+	own := r.own()
+	if r.eq(own, r.want) {
+		return ""
 	}
-	if fresh := ownHeaps(); !eq(fresh, seq) {
-		return fmt.Sprintf("; with a heap of its own for every node, fold.Seq returns %#v: the fold uses a heap after the call "+
-			"it was passed to (a *H is valid only during that call, and the executors reuse a finalised heap's memory)", fresh)
+	if msg := r.unsteady(); msg != "" {
+		return msg
 	}
-	return ""
+	return fmt.Sprintf("%s returned %#v, and %#v when every node's heap has memory of its own: the fold uses a heap "+
+		"after the call it was passed to (a *H is valid only during that call, and the executors reuse a finalised "+
+		"heap's memory)", r.name, r.want, own)
+}
+
+// differs describes a parallel result got that differs from the
+// sequential one, with the reason when a second sequential run shows it.
+func (r reference[R]) differs(run string, got R) string {
+	msg := fmt.Sprintf("%s returned %#v, %s %#v", run, got, r.name, r.want)
+	if why := r.unsteady(); why != "" {
+		msg += "; " + why
+	}
+	return msg
+}
+
+// unsteady runs the sequential executor again and describes a result
+// that changed, or returns "".
+func (r reference[R]) unsteady() string {
+	again := r.again()
+	if r.eq(again, r.want) {
+		return ""
+	}
+	return fmt.Sprintf("%s returned %#v, then %#v on the same root: the fold's result depends on state kept between "+
+		"calls or runs, not only on the tree", r.name, r.want, again)
 }
 
 // ownHeaps is f with every heap in memory of its own, never reused.
