@@ -2,6 +2,7 @@ package foldtest
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"runtime"
 	"sync/atomic"
@@ -32,32 +33,45 @@ const maxParallelism = 64
 //
 // On a failure, rapid shrinks the input, and Check fails t with the
 // smallest failing root, the parallelism and the schedule it found (rapid
-// prints the drawn values). A panic in f fails the check the same way.
-// g must be deterministic: the checker lists each node's children a
-// second time to know what to expect.
+// prints the drawn values; a root of a type other than *Node is also
+// logged as a numbered tree, see the package documentation). A panic in
+// f fails the check the same way. g must be deterministic: the checker
+// lists each node's children more than once, and a node whose children
+// come in a different order fails the check as such. So does a *H kept
+// past the call it was passed to.
 func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], gen *rapid.Generator[N], eq func(a, b R) bool) {
 	t.Helper()
 	mustArgs(t, "Check", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, !g.IsZero(), gen != nil)
 	eq = orDeepEqual(eq)
-	key := keyOf[N]()
+	id := idOf[N]()
 	pools := newPools()
 	defer pools.close()
 	rapid.Check(t, func(rt *rapid.T) {
 		root := gen.Draw(rt, "root")
+		o := drawn(rt, g, root, id)
 		par := rapid.IntRange(1, maxParallelism).Draw(rt, "parallelism")
 		p := pools.get(par)
 		s := drawSchedule(rt, par)
 		want := fold.Seq(f, g, root)
 		c := testtree.NewChecker[any](false)
-		got, err := runScheduled(s, p, testtree.Check(c, f, g, key), g, root)
+		c.Watch = true
+		got, err := runScheduled(s, p, testtree.Check(c, f, g, o.key), g, root)
 		if err != nil {
 			rt.Fatalf("fold.Run failed: %v", err)
 		}
+		c.CheckFinalized()
 		if err := c.Err(); err != nil {
 			rt.Fatal(err)
 		}
+		ref := reference[R]{eq: eq, want: want, name: "fold.Seq",
+			again: func() R { return fold.Seq(f, g, root) },
+			own:   func() R { return fold.Seq(ownHeaps(f), g, root) },
+		}
+		if msg := ref.heapsMatter(); msg != "" {
+			rt.Fatal(msg)
+		}
 		if !eq(got.Value, want) {
-			rt.Fatalf("fold.Run returned %#v, fold.Seq %#v", got.Value, want)
+			rt.Fatal(ref.differs("fold.Run", got.Value))
 		}
 		nodes := countNodes(g, root)
 		if c.Inits() != nodes || c.Finals() != nodes {
@@ -71,7 +85,9 @@ func Check[N, H, R any](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], g
 // parallelism returns what fold.SeqDAG returns (compared as in Check),
 // that Init and Finalize run once per distinct key, and Accumulate once per
 // edge, in child order, never two calls at once on one heap. key must
-// identify nodes (Key does for Node). A graph with a cycle fails the check.
+// identify nodes (Key does for Node); a failure numbers the distinct keys
+// in pre-order, as Check numbers nodes. A graph with a cycle fails the
+// check.
 func CheckDAG[N, H, R any, K comparable](t *testing.T, f fold.Fold[N, H, R], g tree.Treeish[N], key func(N) K, gen *rapid.Generator[N], eq func(a, b R) bool) {
 	t.Helper()
 	mustArgs(t, "CheckDAG", f.Init != nil && f.Accumulate != nil && f.Finalize != nil, !g.IsZero() && key != nil, gen != nil)
@@ -80,27 +96,113 @@ func CheckDAG[N, H, R any, K comparable](t *testing.T, f fold.Fold[N, H, R], g t
 	defer pools.close()
 	rapid.Check(t, func(rt *rapid.T) {
 		root := gen.Draw(rt, "root")
+		o := drawn(rt, g, root, func(n N) any { return key(n) })
 		p := pools.get(rapid.IntRange(1, maxParallelism).Draw(rt, "parallelism"))
 		want, err := fold.SeqDAG(f, g, root, key)
 		if err != nil {
 			rt.Fatalf("fold.SeqDAG: %v", err)
 		}
-		c := testtree.NewChecker[K](true)
-		got, err := fold.RunDAG(context.Background(), p, testtree.Check(c, f, g, key), g, root, key)
+		c := testtree.NewChecker[any](true)
+		c.Watch = true
+		got, err := fold.RunDAG(context.Background(), p, testtree.Check(c, f, g, o.key), g, root, key)
 		if err != nil {
 			rt.Fatalf("fold.RunDAG failed: %v", err)
 		}
+		c.CheckFinalized()
 		if err := c.Err(); err != nil {
 			rt.Fatal(err)
 		}
+		ref := reference[R]{eq: eq, want: want, name: "fold.SeqDAG",
+			again: func() R { r, _ := fold.SeqDAG(f, g, root, key); return r },
+			own:   func() R { r, _ := fold.SeqDAG(ownHeaps(f), g, root, key); return r },
+		}
+		if msg := ref.heapsMatter(); msg != "" {
+			rt.Fatal(msg)
+		}
 		if !eq(got.Value, want) {
-			rt.Fatalf("fold.RunDAG returned %#v, fold.SeqDAG %#v", got.Value, want)
+			rt.Fatal(ref.differs("fold.RunDAG", got.Value))
 		}
 		keys := countKeys(g, root, key)
 		if c.Keys() != keys || c.Inits() != int64(keys) || c.Finals() != int64(keys) {
 			rt.Fatalf("the graph has %d keys: %d initialised, Init ran %d times, Finalize %d", keys, c.Keys(), c.Inits(), c.Finals())
 		}
 	})
+}
+
+// drawn numbers the nodes below a drawn root (see outline), logs the tree
+// when rapid's own line for the draw does not show it (any node type but
+// *Node), and fails the example if the children function answers twice
+// differently.
+func drawn[N any](rt *rapid.T, g tree.Treeish[N], root N, id func(N) any) *outline[N] {
+	o := newOutline(g, root, id)
+	if _, isNode := any(root).(*Node); !isNode {
+		rt.Logf("%v", describe[N]{o})
+	}
+	if msg := o.unstable(); msg != "" {
+		rt.Fatal(msg)
+	}
+	return o
+}
+
+// reference is the sequential side of a check: what the sequential
+// executor returned on the drawn root, and how to run it again, as it is
+// or with a heap of its own for every node.
+type reference[R any] struct {
+	eq         func(a, b R) bool
+	want       R
+	name       string
+	again, own func() R
+}
+
+// heapsMatter runs the sequential executor with a heap of its own for
+// every node (never reused, as in the checked parallel run) and explains
+// a result that differs: the fold uses a heap after the call it was passed
+// to, or, if the plain executor changes its own answer too, keeps state
+// between calls or runs. It returns "" when the results agree.
+func (r reference[R]) heapsMatter() string {
+	own := r.own()
+	if r.eq(own, r.want) {
+		return ""
+	}
+	if msg := r.unsteady(); msg != "" {
+		return msg
+	}
+	return fmt.Sprintf("%s returned %#v, and %#v when every node's heap has memory of its own: the fold uses a heap "+
+		"after the call it was passed to (a *H is valid only during that call, and the executors reuse a finalised "+
+		"heap's memory)", r.name, r.want, own)
+}
+
+// differs describes a parallel result got that differs from the
+// sequential one, with the reason when a second sequential run shows it.
+func (r reference[R]) differs(run string, got R) string {
+	msg := fmt.Sprintf("%s returned %#v, %s %#v", run, got, r.name, r.want)
+	if why := r.unsteady(); why != "" {
+		msg += "; " + why
+	}
+	return msg
+}
+
+// unsteady runs the sequential executor again and describes a result
+// that changed, or returns "".
+func (r reference[R]) unsteady() string {
+	again := r.again()
+	if r.eq(again, r.want) {
+		return ""
+	}
+	return fmt.Sprintf("%s returned %#v, then %#v on the same root: the fold's result depends on state kept between "+
+		"calls or runs, not only on the tree", r.name, r.want, again)
+}
+
+// ownHeaps is f with every heap in memory of its own, never reused.
+func ownHeaps[N, H, R any](f fold.Fold[N, H, R]) fold.Fold[N, *H, R] {
+	return fold.Fold[N, *H, R]{
+		Init: func(n N) *H {
+			h := f.Init(n)
+			return &h
+		},
+		Accumulate: func(h **H, c R) { f.Accumulate(*h, c) },
+		Finalize:   func(h **H) R { return f.Finalize(*h) },
+	}
 }
 
 func mustArgs(t *testing.T, who string, fold, children, gen bool) {
@@ -122,13 +224,13 @@ func orDeepEqual[R any](eq func(a, b R) bool) func(a, b R) bool {
 	return func(a, b R) bool { return reflect.DeepEqual(a, b) }
 }
 
-// keyOf returns the key that checks child order: the node itself when N
-// is comparable, else nil for every node (then only counts are checked).
-func keyOf[N any]() func(N) any {
+// idOf returns what tells nodes apart: the node itself when N is
+// comparable, else nil (then the checker compares counts only).
+func idOf[N any]() func(N) any {
 	if reflect.TypeFor[N]().Comparable() {
 		return func(n N) any { return n }
 	}
-	return func(N) any { return nil }
+	return nil
 }
 
 // schedule is how a checked run hands work around (a walk.Schedule):

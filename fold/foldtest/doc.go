@@ -32,10 +32,26 @@
 // The schedule is randomised: in most runs the walk is made to hand work
 // to other participants at random nodes, as if they had asked for it, so
 // the paths that move work between goroutines run on every example even
-// at parallelism 1 and on a single processor. When a check fails, rapid
-// shrinks the input and Check fails the test with the smallest failing
-// root it found (drawn values are printed with %#v: *Node prints its
-// shape).
+// at parallelism 1 and on a single processor.
+//
+// When a check fails, rapid shrinks the input and Check fails the test
+// with the smallest failing root it found. A *Node root is printed as its
+// shape, "foldtest tree of 4 nodes: 0(1(2) 3)". For any other node type,
+// Check logs the root as a tree numbered in pre-order as the children
+// function lists it, which for a root made by Build are the labels of
+// the drawn Node, and what each node holds besides its children (its
+// String, or its fields but those holding nodes); messages name nodes by
+// these numbers. Besides a wrong result or a breach of the contract, the
+// failure names two mistakes of the fold's own:
+//
+//   - a children function that lists a node's children differently from
+//     one call to the next (Check lists them more than once);
+//   - a heap kept past its call: the *H a callback receives is valid only
+//     during that call, and the executors reuse a heap's memory once it is
+//     finalised. Check reports, with the node, a Finalize result that
+//     points into its heap and a heap written between the calls on it or
+//     after its Finalize; and a sequential result that changes when every
+//     heap gets memory of its own.
 //
 // CheckDAG does the same for fold.RunDAG against fold.SeqDAG on graphs
 // with shared nodes, where each key is initialised once.

@@ -9,9 +9,10 @@ import (
 )
 
 // Node is a node of a generated tree or DAG. Label is unique among the
-// nodes of one generated root (they are numbered from 0, the root, in the
-// order the generator made them); in a DAG a shared node is one *Node
-// listed by several parents.
+// nodes of one generated root: they are numbered in pre-order, the root 0,
+// then the subtree of each child in turn, so String reads 0(1(2 3) 4). In
+// a DAG a shared node is one *Node listed by several parents, numbered
+// where it is first met.
 type Node struct {
 	Label int
 	Kids  []*Node
@@ -27,7 +28,8 @@ func Key(n *Node) int { return n.Label }
 // Build makes a node of your own type for every node below n, children
 // first: newNode receives a node's label and its children already built,
 // in order. A node shared in a DAG is built once and the result shared, so
-// Build keeps the shape of the graph.
+// Build keeps the shape of the graph. When Check fails on a root made by
+// Build, it shows the tree with these labels.
 func Build[M any](n *Node, newNode func(label int, kids []M) M) M {
 	return build(n, newNode, map[*Node]M{})
 }

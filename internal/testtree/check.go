@@ -3,6 +3,7 @@ package testtree
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,12 +20,20 @@ type Checker[K comparable] struct {
 	// executors, and for trees whose keys are unique).
 	OncePerKey bool
 
+	// Watch makes the checked fold look for a *H kept past its call (see
+	// heapwatch.go): a result that points into its node's heap, a heap
+	// that changes between the calls on it, and, in CheckFinalized, one
+	// that changes after its Finalize. It keeps every finalised heap until
+	// the Checker is dropped.
+	Watch bool
+
 	inits, finals atomic.Int64
 
 	mu         sync.Mutex
 	perKey     map[K]int
 	violations []string
 	dropped    int
+	finalised  []func() string // with Watch: a violation of each finalised heap, or ""
 }
 
 // maxViolations bounds the violations kept; more are only counted.
@@ -100,10 +109,25 @@ func (c *Checker[K]) Complete() error {
 	return nil
 }
 
+// CheckFinalized records, with Watch, every heap that changed after its
+// Finalize returned: call it once the run has returned.
+func (c *Checker[K]) CheckFinalized() {
+	c.mu.Lock()
+	checks := c.finalised
+	c.finalised = nil
+	c.mu.Unlock()
+	for _, check := range checks {
+		if msg := check(); msg != "" {
+			c.violate("%s", msg)
+		}
+	}
+}
+
 // Heap is the heap of a checked fold: the wrapped fold's heap and the
 // state the checks need.
 type Heap[H any, K comparable] struct {
 	Inner  H
+	shadow H // with Watch: Inner as the last call on it left it
 	key    K
 	expect []K // keys of the children, in order
 	accs   int
@@ -129,7 +153,10 @@ type Checked[R any, K comparable] struct {
 //   - children accumulated out of order (compared by key with the
 //     children g lists at Init), or a result no Finalize made;
 //   - a number of Accumulate calls other than the number of children;
-//   - with OncePerKey, a second Init for a key.
+//   - with OncePerKey, a second Init for a key;
+//   - with Watch, a *H kept past its call: a Finalize result that points
+//     into the node's heap, a heap that changes between calls on it, and
+//     (CheckFinalized) one that changes after its Finalize.
 //
 // Init lists the node's children with g a second time to know what to
 // expect, so g must be deterministic.
@@ -151,6 +178,7 @@ func Check[N, H, R any, K comparable](c *Checker[K], f fold.Fold[N, H, R], g tre
 				return true
 			})
 			h.Inner = f.Init(n)
+			h.shadow = h.Inner
 			return h
 		},
 		Accumulate: func(hp **Heap[H, K], child Checked[R, K]) {
@@ -166,6 +194,7 @@ func Check[N, H, R any, K comparable](c *Checker[K], f fold.Fold[N, H, R], g tre
 				return
 			}
 			defer h.inUse.Store(0)
+			c.watchBetween(h.key, &h.Inner, &h.shadow)
 			if h.done.Load() != 0 {
 				c.violate("node %v: Accumulate after Finalize", h.key)
 			}
@@ -179,6 +208,7 @@ func Check[N, H, R any, K comparable](c *Checker[K], f fold.Fold[N, H, R], g tre
 			}
 			h.accs++
 			f.Accumulate(&h.Inner, child.Value)
+			h.shadow = h.Inner
 		},
 		Finalize: func(hp **Heap[H, K]) Checked[R, K] {
 			h := *hp
@@ -200,7 +230,45 @@ func Check[N, H, R any, K comparable](c *Checker[K], f fold.Fold[N, H, R], g tre
 				c.violate("node %v: %d children accumulated, the node has %d", h.key, h.accs, len(h.expect))
 			}
 			c.finals.Add(1)
-			return Checked[R, K]{Value: f.Finalize(&h.Inner), Key: h.key, valid: true}
+			c.watchBetween(h.key, &h.Inner, &h.shadow)
+			r := f.Finalize(&h.Inner)
+			h.shadow = h.Inner
+			if c.Watch {
+				c.watchFinalised(h.key, &h.Inner, &h.shadow, r)
+			}
+			return Checked[R, K]{Value: r, Key: h.key, valid: true}
 		},
 	}
+}
+
+// keptPointer is the end of every message about a *H kept past its call.
+const keptPointer = "a *H is valid only during the call it is passed to, and the executors reuse a heap's memory once it is finalised"
+
+// watchBetween records, with Watch, a heap that changed since the last
+// call on it left it.
+func (c *Checker[K]) watchBetween(key K, inner, shadow any) {
+	if c.Watch && !sameShallow(reflect.ValueOf(inner).Elem(), reflect.ValueOf(shadow).Elem()) {
+		c.violate("node %v: its heap changed between the calls on it: a callback kept the *H it was given past that call "+
+			"and wrote through it later (%s)", key, keptPointer)
+	}
+}
+
+// watchFinalised (with Watch) records a result r that points into its
+// heap *inner, and keeps a check that the heap does not change after
+// Finalize for CheckFinalized.
+func (c *Checker[K]) watchFinalised(key K, inner, shadow, r any) {
+	in := reflect.ValueOf(inner)
+	if pointsInto(reflect.ValueOf(r), in.UnsafePointer(), in.Elem().Type().Size()) {
+		c.violate("node %v: Finalize returned a value that points into the node's heap (the *H or a pointer into it): "+
+			"%s, so the result must copy what it needs", key, keptPointer)
+	}
+	c.mu.Lock()
+	c.finalised = append(c.finalised, func() string {
+		if sameShallow(in.Elem(), reflect.ValueOf(shadow).Elem()) {
+			return ""
+		}
+		return fmt.Sprintf("node %v: its heap changed after its Finalize returned: a callback kept the *H it was given "+
+			"past that call and wrote through it later (%s)", key, keptPointer)
+	})
+	c.mu.Unlock()
 }

@@ -18,5 +18,6 @@
 // Folds: Sum, PreOrder, Brackets and Hash (see Kind), all over *Node with
 // heap and result type Res, and Ref computes the same result by plain
 // recursion. Check wraps any fold so that a Checker records contract
-// violations, from any number of goroutines.
+// violations, from any number of goroutines, and with Checker.Watch a
+// heap kept past its call (heapwatch.go).
 package testtree

@@ -76,29 +76,35 @@ func ChainOf(maxLen int) *rapid.Generator[*Graph] {
 	})
 }
 
-// WideOf generates a root with up to maxChildren children; a few of them
-// (drawn) get 1..3 children of their own, so that the wide node is not
-// only leaves.
-func WideOf(maxChildren int) *rapid.Generator[*Graph] {
+// WideOf generates trees of up to maxNodes nodes made of a root with many
+// children, a few of which (up to 8, drawn) get 1..3 children of their
+// own, so that the wide node is not only leaves. The grandchildren come
+// out of the same budget: the root's children are the nodes left over.
+func WideOf(maxNodes int) *rapid.Generator[*Graph] {
 	return rapid.Custom(func(t *rapid.T) *Graph {
-		k := rapid.IntRange(0, max(maxChildren, 0)).Draw(t, "children")
-		extra := rapid.IntRange(0, min(k, 8)).Draw(t, "grandparents")
-		n := 1 + k + 3*extra
+		n := drawSize(t, maxNodes, "n")
+		// Every grandparent needs a grandchild and a child to hang it
+		// from, so there are at most (n-1)/2 of them, and the
+		// grandchildren leave at least one child of the root.
+		var below []int // grandchildren of each grandparent
+		grandchildren := 0
+		for range rapid.IntRange(0, min(8, (n-1)/2)).Draw(t, "grandparents") {
+			c := min(rapid.IntRange(1, 3).Draw(t, "grandchildren"), n-2-grandchildren)
+			below = append(below, c)
+			grandchildren += c
+		}
+		k := n - 1 - grandchildren // the root's children, at least 1 if any grandparent
 		g := newGraph(ShapeWide, n, drawValues(t, n))
 		root := g.Root
-		root.Children = make([]*Node, 0, k)
-		for i := 1; i <= k; i++ {
-			root.Children = append(root.Children, g.Nodes[i])
-		}
+		root.Children = g.Nodes[1 : k+1 : k+1]
 		next := k + 1
-		for range extra {
+		for _, c := range below {
 			p := root.Children[rapid.IntRange(0, k-1).Draw(t, "parent")]
-			for range rapid.IntRange(1, 3).Draw(t, "grandchildren") {
+			for range c {
 				p.Children = append(p.Children, g.Nodes[next])
 				next++
 			}
 		}
-		g.Nodes = g.Nodes[:next] // unused nodes dropped
 		return g
 	})
 }

@@ -44,10 +44,51 @@ func TestTreeShapes(t *testing.T) {
 				t.Fatalf("node %d has ID %d", i, nd.ID)
 			}
 		}
-		if len(g.Nodes) > 300+1+3*8 {
-			t.Fatalf("%v: too big", g)
-		}
 	})
+}
+
+// TestGeneratorsKeepTheirBound: every generator draws at least one node
+// and at most its bound (1 for a bound below 1), every node reachable from
+// the root, numbered in order, and the tree shapes share no node.
+func TestGeneratorsKeepTheirBound(t *testing.T) {
+	shapes := []struct {
+		name string
+		gen  func(maxNodes int) *rapid.Generator[*testtree.Graph]
+		tree bool
+	}{
+		{"balanced", testtree.Balanced, true},
+		{"skewed", testtree.Skewed, true},
+		{"chain", testtree.ChainOf, true},
+		{"wide", testtree.WideOf, true},
+		{"random", testtree.Random, true},
+		{"any tree", testtree.AnyTree, true},
+		{"dag", testtree.DAG, false},
+		{"cyclic", testtree.Cyclic, false},
+	}
+	for _, s := range shapes {
+		t.Run(s.name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				bound := rapid.IntRange(-1, 300).Draw(t, "bound")
+				g := s.gen(bound).Draw(t, "graph")
+				n := len(g.Nodes)
+				if n < 1 || n > max(bound, 1) {
+					t.Fatalf("%v drawn with bound %d", g, bound)
+				}
+				for i, nd := range g.Nodes {
+					if nd.ID != i {
+						t.Fatalf("%v: node %d has ID %d", g, i, nd.ID)
+					}
+				}
+				if g.Root != g.Nodes[0] {
+					t.Fatalf("%v: the root is not node 0", g)
+				}
+				reached, shared := reachable(g.Root)
+				if reached != n || s.tree && (shared || !g.Tree) {
+					t.Fatalf("%v: %d of %d nodes reachable, shared %v, Tree %v", g, reached, n, shared, g.Tree)
+				}
+			})
+		})
+	}
 }
 
 func TestDAGShape(t *testing.T) {
@@ -248,5 +289,63 @@ func TestBinaryHalf(t *testing.T) {
 			}
 			g.Each(i, func(c int) bool { stack = append(stack, c); return true })
 		}
+	}
+}
+
+// TestCheckerWatchesKeptHeaps calls checked folds by hand that keep the
+// *H of a call, and expects Watch to report each way of doing it, and
+// nothing for a fold that keeps none.
+func TestCheckerWatchesKeptHeaps(t *testing.T) {
+	g := testtree.Complete(2, 3) // 0 -> 1, 2
+	n0, n1, n2 := g.Nodes[0], g.Nodes[1], g.Nodes[2]
+	var kept *[]int64
+	type res = testtree.Checked[*[]int64, int]
+	run := func(f fold.Fold[*Node, []int64, *[]int64], after func()) error {
+		c := testtree.NewChecker[int](true)
+		c.Watch = true
+		cf := testtree.Check(c, f, testtree.Children, testtree.Key)
+		h, h1, h2 := cf.Init(n0), cf.Init(n1), cf.Init(n2)
+		var r1, r2 res = cf.Finalize(&h1), cf.Finalize(&h2)
+		cf.Accumulate(&h, r1)
+		if after != nil {
+			after()
+		}
+		cf.Accumulate(&h, r2)
+		cf.Finalize(&h)
+		if after != nil {
+			after()
+		}
+		c.CheckFinalized()
+		return c.Err()
+	}
+	values := func(n *Node) []int64 { return []int64{n.Value} }
+	copied := func(h *[]int64) *[]int64 { r := append([]int64(nil), *h...); return &r }
+	cases := []struct {
+		name  string
+		want  string
+		f     fold.Fold[*Node, []int64, *[]int64]
+		after func()
+	}{
+		{"correct", "", fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, copied), nil},
+		{"result points into the heap", "node 1: Finalize returned a value that points into the node's heap",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, func(h *[]int64) *[]int64 { return h }), nil},
+		{"write between calls", "node 0: its heap changed between the calls on it",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...); kept = h }, copied),
+			func() { *kept = append(*kept, 7) }},
+		{"write after Finalize", "node 0: its heap changed after its Finalize returned",
+			fold.New(values, func(h *[]int64, c *[]int64) { *h = append(*h, *c...) }, func(h *[]int64) *[]int64 { kept = h; return copied(h) }),
+			func() { *kept = nil }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kept = nil
+			err := run(c.f, c.after)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("unexpected violation: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want a violation containing %q", err, c.want)
+			}
+		})
 	}
 }
