@@ -58,8 +58,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/knobs"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )

@@ -1,7 +1,7 @@
 package pool
 
 import (
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 )
 

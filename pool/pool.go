@@ -38,8 +38,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/goroutine"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 )

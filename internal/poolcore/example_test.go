@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )

@@ -8,7 +8,7 @@
 // a wake-up decision), so the indirection costs nothing that matters.
 package poolcore
 
-import "github.com/forkjoin-go/forkjoin/dispatch"
+import "github.com/forkjoin-go/forkjoin/internal/dispatch"
 
 // Pool is the layers' view of a pool of type P (*pool.Pool).
 type Pool[P any] interface {
