@@ -34,6 +34,8 @@ func (l *layer) Pin(job *dispatch.Job) {
 
 func (l *layer) Unpin() { l.disp.Unpin() }
 
+func (l *layer) LIFOSlot() bool { return l.lifoSlot }
+
 func (l *layer) CountRun() { l.runs.Add(1) }
 
 func (l *layer) WakeOne() bool {

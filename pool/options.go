@@ -8,7 +8,8 @@ import (
 type Option func(*config)
 
 type config struct {
-	spawn func(run func()) error
+	spawn    func(run func()) error
+	lifoSlot bool
 }
 
 // WithSpawn supplies the function that starts a worker: it must arrange for
@@ -26,6 +27,25 @@ func WithSpawn(spawn func(run func()) error) Option {
 			c.spawn = spawn
 		}
 	}
+}
+
+// WithLIFOSlot gives the pool's participants a LIFO slot for the tasks
+// they spawn. A Normal task spawned by a task (forkjoin's Spawner.Spawn, a
+// Graph node made ready by the node that ends) then goes into a one-task
+// slot of the spawning participant and runs next there, while its data is
+// in that core's cache; the task the slot held goes to the participant's
+// queue, and after 3 slot runs in a row the queue's oldest task runs
+// before the next.
+//
+// It suits message passing (a task that spawns its successor and ends) and
+// a task that spawns one child and waits for it; a loop that spawns many
+// tasks pays an atomic swap per spawn for it (docs/BENCHMARKS.md has the
+// figures). Without it, spawned tasks of one participant run in the order
+// they were spawned. Either way every spawned task runs exactly once and
+// priorities are honoured (a High task never waits behind the slot). Forks,
+// loops, folds and walks do not use the slot.
+func WithLIFOSlot() Option {
+	return func(c *config) { c.lifoSlot = true }
 }
 
 func goSpawn(run func()) error {

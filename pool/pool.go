@@ -54,6 +54,7 @@ type Pool struct {
 	n          int
 	maxWorkers int // n - 1
 	spawn      func(run func()) error
+	lifoSlot   bool // WithLIFOSlot: read by the layer above (LIFOSlot)
 
 	disp dispatch.Dispatcher
 	wake dispatch.EventCount
@@ -121,6 +122,7 @@ func New(n int, opts ...Option) *Pool {
 		n:              n,
 		maxWorkers:     n - 1,
 		spawn:          cfg.spawn,
+		lifoSlot:       cfg.lifoSlot,
 		spawnBlockedAt: -1,
 		closeDone:      make(chan struct{}),
 		epoch:          time.Now(),

@@ -32,6 +32,11 @@ type Pool[P any] interface {
 	// inside it.
 	Unpin()
 
+	// LIFOSlot reports whether the pool was made with pool.WithLIFOSlot:
+	// whether the work-stealing core puts a spawned task in its
+	// participant's LIFO slot. It never changes.
+	LIFOSlot() bool
+
 	// CountRun records that a run began (for the pool's Stats, and for
 	// retrying failed worker starts). A layer that runs work on a pinned
 	// job calls it once per run.
