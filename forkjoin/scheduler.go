@@ -66,7 +66,7 @@ import (
 
 type scheduler struct {
 	pool       *pool.Pool
-	layer      poolcore.Pool[pool.Pool] // the pool's layer view: Pin, WakeOne, ...
+	layer      *poolcore.Pool // the pool's layer view: Pin, WakeOne, ...
 	maxWorkers int
 	job        dispatch.Job
 
@@ -130,11 +130,11 @@ func schedulerOf(p *pool.Pool) *scheduler {
 	if p.Closed() {
 		panic("forkjoin: use of a closed pool")
 	}
-	return poolcore.Of(p).Attach(schedKey{}, newScheduler).(*scheduler)
+	return (*poolcore.Pool)(p).Attach(schedKey{}, newScheduler).(*scheduler)
 }
 
-func newScheduler(p *pool.Pool) poolcore.Attachment {
-	s := &scheduler{pool: p, layer: poolcore.Of(p), maxWorkers: p.Workers()}
+func newScheduler(p *poolcore.Pool) poolcore.Attachment {
+	s := &scheduler{pool: (*pool.Pool)(p), layer: p, maxWorkers: p.Workers()}
 	s.searchLimit = max(2, runtime.GOMAXPROCS(0)/2)
 	s.lifo = s.layer.LIFOSlot()
 	if s.maxWorkers > countMask {

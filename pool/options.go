@@ -2,15 +2,12 @@ package pool
 
 import (
 	"github.com/klauspost/cpuid/v2"
+
+	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 )
 
 // Option configures a pool in New or With.
-type Option func(*config)
-
-type config struct {
-	spawn    func(run func()) error
-	lifoSlot bool
-}
+type Option func(*poolcore.Config)
 
 // WithSpawn supplies the function that starts a worker: it must arrange for
 // run to be called on a new goroutine and return nil, or return an error
@@ -22,9 +19,9 @@ type config struct {
 // or to inject failures in tests. If spawn panics, the worker counts as not
 // started and the panic reaches the goroutine whose run needed the worker.
 func WithSpawn(spawn func(run func()) error) Option {
-	return func(c *config) {
+	return func(c *poolcore.Config) {
 		if spawn != nil {
-			c.spawn = spawn
+			c.Spawn = spawn
 		}
 	}
 }
@@ -45,7 +42,7 @@ func WithSpawn(spawn func(run func()) error) Option {
 // priorities are honoured (a High task never waits behind the slot). Forks,
 // loops, folds and walks do not use the slot.
 func WithLIFOSlot() Option {
-	return func(c *config) { c.lifoSlot = true }
+	return func(c *poolcore.Config) { c.LIFOSlot = true }
 }
 
 func goSpawn(run func()) error {
