@@ -218,10 +218,9 @@ func init() {
 	// slot does in the same run.
 	slot := *task
 	slot.Name = "forkjoin-task-slot"
-	slot.Desc = "forkjoin-task on a pool with the LIFO slot on (forkjoin.SetLIFOSlot)"
+	slot.Desc = "forkjoin-task on a pool with the LIFO slot on (pool.WithLIFOSlot)"
 	slot.Open = func(p int) (any, func()) {
-		pl := pool.New(p)
-		forkjoin.SetLIFOSlot(pl, true)
+		pl := pool.New(p, pool.WithLIFOSlot())
 		return pl, pl.Close
 	}
 	register(&slot)

@@ -109,7 +109,7 @@ func TestProfileLabels(t *testing.T) {
 		for _, s := range cpuProfile(t, 300*time.Millisecond) {
 			for who, fn := range map[string]string{"A": "spinA", "B": "spinB"} {
 				if s.Has("github.com/forkjoin-go/forkjoin/fold_test." + fn) {
-					if s.Has("github.com/forkjoin-go/forkjoin/pool.(*Pool).workerLoop") {
+					if s.Has("github.com/forkjoin-go/forkjoin/internal/poolcore.(*Pool).workerLoop") {
 						counts[who]["on workers"] += int(s.Values[0])
 					}
 					counts[who]["total"] += int(s.Values[0])

@@ -132,21 +132,3 @@ func ExamplePriority() {
 	fmt.Println(<-order, <-order, <-order)
 	// Output: High Normal Background
 }
-
-// A task that spawns one child and waits for it, many times over: with the
-// LIFO slot on, each child runs next on the participant that spawned it.
-func ExampleSetLIFOSlot() {
-	pool.With(2, func(p *pool.Pool) {
-		forkjoin.SetLIFOSlot(p, true)
-		var sum int
-		forkjoin.Run(p, func(w *forkjoin.Worker) {
-			for i := 1; i <= 100; i++ {
-				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
-					s.Spawn(w, func(*forkjoin.Worker) { sum += i })
-				})
-			}
-		})
-		fmt.Println(sum)
-	})
-	// Output: 5050
-}

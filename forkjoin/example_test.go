@@ -302,3 +302,21 @@ func ExamplePanicError() {
 	// true
 	// false
 }
+
+// IsPanic tells a failure by panic from an error a callback returned.
+// fold's and tree's runs fail with the same *PanicError, so IsPanic answers
+// for them too.
+func ExampleIsPanic() {
+	pool.With(2, func(p *pool.Pool) {
+		grp, _ := forkjoin.NewGroup(context.Background(), p)
+		grp.Go(func() error { return io.ErrUnexpectedEOF })
+		fmt.Println(forkjoin.IsPanic(grp.Wait()))
+
+		grp, _ = forkjoin.NewGroup(context.Background(), p)
+		grp.Go(func() error { panic("bad input") })
+		fmt.Println(forkjoin.IsPanic(grp.Wait()))
+	})
+	// Output:
+	// false
+	// true
+}

@@ -19,7 +19,7 @@ import (
 // and pprof labels, as they are at the moment of the profile.
 
 const (
-	workerLoopFn   = "github.com/forkjoin-go/forkjoin/pool.(*Pool).workerLoop"
+	workerLoopFn   = "github.com/forkjoin-go/forkjoin/internal/poolcore.(*Pool).workerLoop"
 	compensatorFn  = "github.com/forkjoin-go/forkjoin/forkjoin.(*scheduler).compensator"
 	labelsHereFn   = "github.com/forkjoin-go/forkjoin/forkjoin_test.labelsHere"
 	blockedGroupFn = "github.com/forkjoin-go/forkjoin/forkjoin_test.blockedGroupTask"

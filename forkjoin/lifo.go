@@ -7,13 +7,12 @@ package forkjoin
 // its data was just written and is in this core's cache, and in message
 // passing (each task spawns its successor and ends) or spawn-then-wait (a
 // task spawns one child and waits for it) it is the only work there is. So,
-// on a pool whose slot is on (SetLIFOSlot), a spawn puts the task into the
+// on a pool made with the slot (pool.WithLIFOSlot), a spawn puts the task into the
 // participant's slot, one task, instead of its queue; the task the slot
 // held goes to the queue. The participant looks at the slot before its
 // queue of the same priority (Worker.scan), so the newest spawn
 // runs first. The takes, the flushes and the last looks below do not
-// depend on the switch, so it may change at any time: a task left in a
-// slot when it goes off is taken as any other.
+// depend on the option: on a pool without it, every slot stays empty.
 //
 // Priorities. Only Normal tasks use the slot; High and Background tasks go
 // to their queues. The slot is looked at in the Normal step of the order
@@ -62,11 +61,7 @@ package forkjoin
 // the same slot; a CAS that then succeeds takes the newer put, a valid task
 // (the ABA case is harmless because nothing was read of the older one).
 
-import (
-	"sync/atomic"
-
-	"github.com/forkjoin-go/forkjoin/pool"
-)
+import "sync/atomic"
 
 // lifoCap is the most slot runs in a row while the participant's Normal
 // queue holds tasks.
@@ -77,23 +72,6 @@ type lifoSlot struct {
 	held atomic.Pointer[task]
 	// runs: tasks taken from the slot in a row. Owner only.
 	runs int
-}
-
-// SetLIFOSlot turns p's LIFO slot on or off (it is off when a pool is
-// made). With it on, a Normal task spawned by a task (Spawner.Spawn, a
-// Graph node made ready by the node that ends) goes into a one-task slot
-// of the spawning participant and runs next there, while its data is in
-// that core's cache; the task the slot held goes to the participant's
-// queue, and after 3 slot runs in a row the queue's oldest task runs
-// before the next. It suits message passing (a task that spawns its
-// successor and ends) and a task that spawns one child and waits for it; a
-// loop that spawns many tasks pays an atomic swap per spawn for it.
-// docs/BENCHMARKS.md has the figures. Spawned tasks run exactly once
-// either way, and priorities are honoured (a High task never waits behind
-// the slot). It may be called at any time: spawns that follow use the new
-// setting.
-func SetLIFOSlot(p *pool.Pool, on bool) {
-	schedulerOf(p).lifo.Store(on)
 }
 
 // putSlot puts t, a Normal spawned task counted in, into w's slot; the task

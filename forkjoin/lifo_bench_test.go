@@ -1,43 +1,25 @@
 package forkjoin_test
 
 import (
-	"flag"
 	"os"
 	"strconv"
 	"testing"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
-	"github.com/forkjoin-go/forkjoin/internal/knobs"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
-// -slot runs every test and benchmark of this package on pools with the
-// LIFO slot on (forkjoin.SetLIFOSlot): alternate runs with and without it
-// to compare benchmarks that have no slot variant of their own.
-var slotFlag = flag.Bool("slot", false, "run with the LIFO slot on")
-
 func TestMain(m *testing.M) {
 	crashChild() // crash_test.go: the child process of TestCrashReportShowsOrigin
-	flag.Parse()
-	knobs.LIFOSlot.Store(*slotFlag)
 	os.Exit(m.Run())
 }
 
-// slotModes runs bench for the slot on and off, one after the other, so
-// that -count interleaves them (A B A B).
-func slotModes(b *testing.B, bench func(b *testing.B)) {
-	for _, on := range []bool{true, false} {
-		name := "slot"
-		if !on {
-			name = "noslot"
-		}
-		b.Run(name, func(b *testing.B) {
-			old := knobs.LIFOSlot.Load()
-			knobs.LIFOSlot.Store(on)
-			defer knobs.LIFOSlot.Store(old)
-			bench(b)
-		})
-	}
+// slotModes runs bench on a pool with the LIFO slot (pool.WithLIFOSlot)
+// and on one without, one after the other, so that -count interleaves
+// them (A B A B).
+func slotModes(b *testing.B, bench func(b *testing.B, opts ...pool.Option)) {
+	b.Run("slot", func(b *testing.B) { bench(b, pool.WithLIFOSlot()) })
+	b.Run("noslot", func(b *testing.B) { bench(b) })
 }
 
 // chainTasks is how many tasks a message-passing op runs in all.
@@ -50,7 +32,7 @@ const chainTasks = 100_000
 func BenchmarkChain(b *testing.B) {
 	for _, chains := range []int{1, 2, 64} {
 		b.Run("chains="+strconv.Itoa(chains), func(b *testing.B) {
-			slotModes(b, func(b *testing.B) { benchChain(b, chains) })
+			slotModes(b, func(b *testing.B, opts ...pool.Option) { benchChain(b, chains, opts...) })
 		})
 	}
 }
@@ -61,7 +43,7 @@ type chainMsg struct {
 	h    [6]uint64
 }
 
-func benchChain(b *testing.B, chains int) {
+func benchChain(b *testing.B, chains int, opts ...pool.Option) {
 	pool.With(2, func(p *pool.Pool) {
 		b.ReportAllocs()
 		msgs := make([]chainMsg, chains)
@@ -93,7 +75,7 @@ func benchChain(b *testing.B, chains int) {
 		}
 		sink.Add(h)
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/chainTasks, "ns/task")
-	})
+	}, opts...)
 }
 
 // BenchmarkSpawnWait: loops tasks each spawn a child and wait for it (a
@@ -101,12 +83,12 @@ func benchChain(b *testing.B, chains int) {
 func BenchmarkSpawnWait(b *testing.B) {
 	for _, loops := range []int{1, 64} {
 		b.Run("loops="+strconv.Itoa(loops), func(b *testing.B) {
-			slotModes(b, func(b *testing.B) { benchSpawnWait(b, loops) })
+			slotModes(b, func(b *testing.B, opts ...pool.Option) { benchSpawnWait(b, loops, opts...) })
 		})
 	}
 }
 
-func benchSpawnWait(b *testing.B, loops int) {
+func benchSpawnWait(b *testing.B, loops int, opts ...pool.Option) {
 	pool.With(2, func(p *pool.Pool) {
 		b.ReportAllocs()
 		res := make([]uint64, loops)
@@ -129,5 +111,5 @@ func benchSpawnWait(b *testing.B, loops int) {
 		}
 		sink.Add(res[0])
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/chainTasks, "ns/task")
-	})
+	}, opts...)
 }

@@ -57,9 +57,12 @@ func TestSlotCapOrder(t *testing.T) {
 	leakcheck.Check(t)
 	for _, on := range []bool{true, false} {
 		func() {
-			p := pool.New(1)
+			var opts []pool.Option
+			if on {
+				opts = append(opts, pool.WithLIFOSlot())
+			}
+			p := pool.New(1, opts...)
 			defer p.Close()
-			SetLIFOSlot(p, on)
 			var order []string
 			var link func(i int) func(w *Worker)
 			var sp *Spawner
@@ -101,8 +104,7 @@ func TestSlotCapOrder(t *testing.T) {
 func TestSlotBlockedOwner(t *testing.T) {
 	leakcheck.Check(t)
 	for _, n := range []int{2, 3} {
-		p := pool.New(n)
-		SetLIFOSlot(p, true)
+		p := pool.New(n, pool.WithLIFOSlot())
 		for round := 0; round < 30; round++ {
 			done := make(chan struct{})
 			go func() {
@@ -132,9 +134,8 @@ func TestSlotBlockedOwner(t *testing.T) {
 func TestSlotGraphChain(t *testing.T) {
 	leakcheck.Check(t)
 	sw := watchSlots(t)
-	p := pool.New(2)
+	p := pool.New(2, pool.WithLIFOSlot())
 	defer p.Close()
-	SetLIFOSlot(p, true)
 	const n = 200
 	g := NewGraph()
 	var prev Dep
@@ -169,9 +170,8 @@ func TestPropSlotExactlyOnce(t *testing.T) {
 	leakcheck.Check(t)
 	sw := watchSlots(t)
 	rapid.Check(t, func(rt *rapid.T) {
-		p := drawPool(rt)
+		p := pool.New(rapid.IntRange(1, 16).Draw(rt, "parallelism"), pool.WithLIFOSlot())
 		s := schedulerOf(p)
-		SetLIFOSlot(p, true)
 		nodes := rapid.IntRange(1, 3000).Draw(rt, "nodes")
 		fanout := rapid.IntRange(1, 6).Draw(rt, "fanout")
 		panicAt := rapid.IntRange(-1, nodes-1).Draw(rt, "panicAt")
@@ -258,9 +258,8 @@ func TestPropSlotExactlyOnce(t *testing.T) {
 // its next fork.
 func TestSlotFlushedWhenAsked(t *testing.T) {
 	leakcheck.Check(t)
-	p := pool.New(1)
+	p := pool.New(1, pool.WithLIFOSlot())
 	defer p.Close()
-	SetLIFOSlot(p, true)
 	var inSlot, afterFork, queued int
 	Run(p, func(w *Worker) {
 		Scope(w, func(s *Spawner) {
@@ -289,9 +288,8 @@ func TestSlotFlushedWhenAsked(t *testing.T) {
 // runs on.
 func TestSlotFlushedLeavingWait(t *testing.T) {
 	leakcheck.Check(t)
-	p := pool.New(1)
+	p := pool.New(1, pool.WithLIFOSlot())
 	defer p.Close()
-	SetLIFOSlot(p, true)
 	var afterWait, queued int
 	Run(p, func(w *Worker) {
 		Scope(w, func(s *Spawner) {

@@ -28,7 +28,7 @@ package forkjoin
 //
 // Whose labels. Go has no way to read a goroutine's labels, only to set
 // them from a context. The goroutines of a pool's workers and compensators
-// are the pool's: they start with none (pool's workerLoop, compensator),
+// are the pool's: they start with none (internal/poolcore's workerLoop, compensator),
 // carry a run's while they run its work, and none at their top level
 // between tasks (settleTop), before they search or park. A caller's
 // goroutine (Run's, a Wait's, Close's drain) is the user's, and its labels

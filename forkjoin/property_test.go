@@ -18,8 +18,14 @@ import (
 // test then proves that no worker outlives its pool.
 
 // drawPool makes a pool with a random parallelism; the caller closes it.
+// drawPool draws a pool's parallelism and whether it has the LIFO slot, so
+// that the property tests cover spawned tasks both ways.
 func drawPool(rt *rapid.T) *pool.Pool {
-	return pool.New(rapid.IntRange(1, 16).Draw(rt, "parallelism"))
+	n := rapid.IntRange(1, 16).Draw(rt, "parallelism")
+	if rapid.Bool().Draw(rt, "lifoSlot") {
+		return pool.New(n, pool.WithLIFOSlot())
+	}
+	return pool.New(n)
 }
 
 func drawRand(rt *rapid.T) *rand.Rand {

@@ -17,7 +17,7 @@ import (
 	"runtime/trace"
 	"sync/atomic"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 

@@ -363,7 +363,7 @@ func TestPanicWhileSiblingStolen(t *testing.T) {
 			pair.Join(w, 0, 1)
 			return nil
 		})
-		if !dispatchIsPanic(err, "left") {
+		if !isPanicWith(err, "left") {
 			t.Errorf("round %d: got %v, want the panic", i, err)
 		}
 		if n := siblingRuns.Load(); n > 1 {
@@ -377,7 +377,7 @@ func TestPanicWhileSiblingStolen(t *testing.T) {
 	}
 }
 
-func dispatchIsPanic(err error, value any) bool {
+func isPanicWith(err error, value any) bool {
 	var pe *PanicError
 	return errors.As(err, &pe) && pe.Value == value
 }

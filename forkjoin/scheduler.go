@@ -58,16 +58,15 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/cacheline"
-	"github.com/forkjoin-go/forkjoin/internal/knobs"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
 
 type scheduler struct {
 	pool       *pool.Pool
-	layer      poolcore.Pool[pool.Pool] // the pool's layer view: Pin, WakeOne, ...
+	layer      *poolcore.Pool // the pool's layer view: Pin, WakeOne, ...
 	maxWorkers int
 	job        dispatch.Job
 
@@ -101,7 +100,7 @@ type scheduler struct {
 	drained    dispatch.EventCount
 	spawned    spawnCounters
 	helpWanted atomic.Bool // tasks were submitted while no worker could run them
-	lifo       atomic.Bool // spawns use the LIFO slot (lifo.go, SetLIFOSlot)
+	lifo       bool        // spawns use the LIFO slot (lifo.go, pool.WithLIFOSlot); set before the scheduler is published
 
 	_           cacheline.Pad
 	comp        compensation // compensating goroutines (compensate.go)
@@ -131,13 +130,13 @@ func schedulerOf(p *pool.Pool) *scheduler {
 	if p.Closed() {
 		panic("forkjoin: use of a closed pool")
 	}
-	return poolcore.Of(p).Attach(schedKey{}, newScheduler).(*scheduler)
+	return (*poolcore.Pool)(p).Attach(schedKey{}, newScheduler).(*scheduler)
 }
 
-func newScheduler(p *pool.Pool) poolcore.Attachment {
-	s := &scheduler{pool: p, layer: poolcore.Of(p), maxWorkers: p.Workers()}
+func newScheduler(p *poolcore.Pool) poolcore.Attachment {
+	s := &scheduler{pool: (*pool.Pool)(p), layer: p, maxWorkers: p.Workers()}
 	s.searchLimit = max(2, runtime.GOMAXPROCS(0)/2)
-	s.lifo.Store(knobs.LIFOSlot.Load()) // off, but in benchmarks that measure it
+	s.lifo = s.layer.LIFOSlot()
 	if s.maxWorkers > countMask {
 		s.maxWorkers = countMask
 	}

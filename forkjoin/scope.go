@@ -218,7 +218,7 @@ func (sp *Spawner) Spawn(w *Worker, fn func(w *Worker), opts ...SpawnOption) {
 	if l.scopeSlack == 0 || l.schedSlack == 0 {
 		w.publishCounts() // no slack left to keep the counters up
 	}
-	if prio == Normal && s.lifo.Load() {
+	if prio == Normal && s.lifo {
 		w.putSlot(&t.st.hdr) // lifo.go
 	} else {
 		w.queues[prio].Push(&t.st.hdr, true) // pooled: see scopeTask.over

@@ -124,7 +124,7 @@ func (s *scheduler) queueMany(w *Worker, p Priority, ts []*task) {
 		return
 	}
 	s.countLocal(w, int64(len(ts)), p)
-	if p == Normal && s.lifo.Load() {
+	if p == Normal && s.lifo {
 		// The last goes to the LIFO slot (lifo.go).
 		n := len(ts) - 1
 		w.queues[p].PushMany(ts[:n])

@@ -151,7 +151,7 @@ func afterSpawn(w *Worker, h *task) {
 		w.countScopeTask(1, st.prio) // published in a batch (slack.go)
 	case err == nil:
 		c.completed[st.prio].Add(1)
-	case isPanic(err):
+	case IsPanic(err):
 		c.panicked[st.prio].Add(1)
 	default:
 		c.canceled[st.prio].Add(1)

@@ -93,7 +93,7 @@ func TestRecordPanic(t *testing.T) {
 		}()
 		return nil
 	})
-	if !dispatchIsPanic(err, "recorded") {
+	if !isPanicWith(err, "recorded") {
 		t.Fatalf("RunCtx returned %v, want the recorded panic", err)
 	}
 	var pe *PanicError

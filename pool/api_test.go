@@ -8,10 +8,11 @@ import (
 )
 
 // TestLayerPlumbingNotExported: what the layers built on a pool use of it
-// (internal/poolcore) is not part of Pool's method set.
+// (the methods of internal/poolcore.Pool, which pool.Pool is defined over)
+// is not part of pool.Pool's method set.
 func TestLayerPlumbingNotExported(t *testing.T) {
 	typ := reflect.TypeFor[*pool.Pool]()
-	for _, name := range []string{"Dispatch", "Pin", "Unpin", "CountRun", "WakeOne", "Attach"} {
+	for _, name := range []string{"Dispatch", "Pin", "Unpin", "CountRun", "WakeOne", "Attach", "LIFOSlot", "Counters", "Attachments", "ParkedWorkers", "TotalParks"} {
 		if _, ok := typ.MethodByName(name); ok {
 			t.Errorf("*pool.Pool exports %s, which only the layers above use (internal/poolcore)", name)
 		}

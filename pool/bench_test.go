@@ -7,7 +7,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -23,11 +23,11 @@ func BenchmarkDispatch(b *testing.B) {
 			defer p.Close()
 			job := &dispatch.Job{Call: func(unsafe.Pointer, int) {}}
 			body := func() {}
-			poolcore.Of(p).Dispatch(job, body) // warm: start the workers
+			(*poolcore.Pool)(p).Dispatch(job, body) // warm: start the workers
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				poolcore.Of(p).Dispatch(job, body)
+				(*poolcore.Pool)(p).Dispatch(job, body)
 			}
 		})
 	}
@@ -47,7 +47,7 @@ func BenchmarkDispatchParked(b *testing.B) {
 			defer p.Close()
 			job := &dispatch.Job{Call: func(unsafe.Pointer, int) {}}
 			body := func() {}
-			poolcore.Of(p).Dispatch(job, body)
+			(*poolcore.Pool)(p).Dispatch(job, body)
 			parks := int64(0) // parks needed before the next dispatch
 			var timed time.Duration
 			b.ReportAllocs()
@@ -62,7 +62,7 @@ func BenchmarkDispatchParked(b *testing.B) {
 				// once more afterwards.
 				parks = pool.TotalParks(p) + int64(n-1)
 				start := time.Now()
-				poolcore.Of(p).Dispatch(job, body)
+				(*poolcore.Pool)(p).Dispatch(job, body)
 				timed += time.Since(start)
 			}
 			b.ReportMetric(float64(timed.Nanoseconds())/float64(b.N), "ns/dispatch")
@@ -79,12 +79,12 @@ func BenchmarkDispatchLoop(b *testing.B) {
 			defer p.Close()
 			c := newClaimJob(1024)
 			body := func() { c.work(false) }
-			poolcore.Of(p).Dispatch(&c.job, body)
+			(*poolcore.Pool)(p).Dispatch(&c.job, body)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				c.next.Store(0)
-				poolcore.Of(p).Dispatch(&c.job, body)
+				(*poolcore.Pool)(p).Dispatch(&c.job, body)
 			}
 		})
 	}
@@ -105,7 +105,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 			for !entered.Load() {
 			}
 		}
-		poolcore.Of(p).Dispatch(job, body) // start the worker
+		(*poolcore.Pool)(p).Dispatch(job, body) // start the worker
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -115,7 +115,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 				b.Fatal("the worker did not park")
 			}
 			b.StartTimer()
-			poolcore.Of(p).Dispatch(job, body)
+			(*poolcore.Pool)(p).Dispatch(job, body)
 		}
 	})
 	b.Run("chan", func(b *testing.B) {

@@ -161,3 +161,20 @@ func ExampleWorkerStats() {
 	// tasks add up: true
 	// submitted: 100 completed: 100 of 100
 }
+
+// A task that spawns one child and waits for it, many times over: with the
+// LIFO slot on, each child runs next on the participant that spawned it.
+func ExampleWithLIFOSlot() {
+	pool.With(2, func(p *pool.Pool) {
+		var sum int
+		forkjoin.Run(p, func(w *forkjoin.Worker) {
+			for i := 1; i <= 100; i++ {
+				forkjoin.Scope(w, func(s *forkjoin.Spawner) {
+					s.Spawn(w, func(*forkjoin.Worker) { sum += i })
+				})
+			}
+		})
+		fmt.Println(sum)
+	}, pool.WithLIFOSlot())
+	// Output: 5050
+}

@@ -45,7 +45,7 @@ func BenchmarkIdleCPU(b *testing.B) {
 				for r := 0; r < 1000; r++ {
 					c.next.Store(0)
 					if p != nil {
-						poolcore.Of(p).Dispatch(&c.job, func() { c.work(false) })
+						(*poolcore.Pool)(p).Dispatch(&c.job, func() { c.work(false) })
 					} else {
 						c.work(false)
 					}

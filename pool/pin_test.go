@@ -6,7 +6,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
@@ -20,8 +20,8 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 	// A job that returns at once: the worker parks again after each entry.
 	var entered atomic.Int64
 	quick := &dispatch.Job{Call: func(unsafe.Pointer, int) { entered.Add(1) }}
-	poolcore.Of(p).Pin(quick)
-	if !poolcore.Of(p).WakeOne() {
+	(*poolcore.Pool)(p).Pin(quick)
+	if !(*poolcore.Pool)(p).WakeOne() {
 		t.Fatal("WakeOne reported that no worker will enter")
 	}
 	if !pollUntil(func() bool { return entered.Load() == 1 }) {
@@ -33,7 +33,7 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 	if !pollUntil(func() bool { return pool.ParkedWorkers(p) == 1 }) {
 		t.Fatal("the worker did not park after the job returned")
 	}
-	if !poolcore.Of(p).WakeOne() {
+	if !(*poolcore.Pool)(p).WakeOne() {
 		t.Fatal("WakeOne with a parked worker reported that none will enter")
 	}
 	if !pollUntil(func() bool { return entered.Load() == 2 }) {
@@ -42,7 +42,7 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 	if st := p.Stats(); st.WorkersStarted != 1 || st.Wakeups < 1 {
 		t.Fatalf("the second WakeOne should wake the parked worker, not start one: %d started, %d wake-ups", st.WorkersStarted, st.Wakeups)
 	}
-	poolcore.Of(p).Unpin()
+	(*poolcore.Pool)(p).Unpin()
 	if !pollUntil(func() bool { return pool.ParkedWorkers(p) == 1 }) {
 		t.Fatal("the worker did not park after Unpin")
 	}
@@ -56,12 +56,12 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 		<-release
 		out.Add(1)
 	}}
-	poolcore.Of(p).Pin(holding)
-	poolcore.Of(p).WakeOne() // wakes the parked worker
+	(*poolcore.Pool)(p).Pin(holding)
+	(*poolcore.Pool)(p).WakeOne() // wakes the parked worker
 	if !pollUntil(func() bool { return in.Load() == 1 }) {
 		t.Fatalf("%d workers in the holding job, want 1", in.Load())
 	}
-	poolcore.Of(p).WakeOne() // none parked: starts one
+	(*poolcore.Pool)(p).WakeOne() // none parked: starts one
 	if !pollUntil(func() bool { return in.Load() == 2 }) {
 		t.Fatalf("%d workers in the holding job, want 2", in.Load())
 	}
@@ -70,14 +70,14 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 	}
 
 	mustPanicWith(t, "Dispatch while pinned", func() {
-		poolcore.Of(p).Dispatch(&dispatch.Job{Call: func(unsafe.Pointer, int) {}}, nil)
+		(*poolcore.Pool)(p).Dispatch(&dispatch.Job{Call: func(unsafe.Pointer, int) {}}, nil)
 	}, "pinned")
 
 	// Unpin latches: it returns only after both workers left the job.
 	var unpinned atomic.Bool
 	var outAtUnpin atomic.Int64
 	go func() {
-		poolcore.Of(p).Unpin()
+		(*poolcore.Pool)(p).Unpin()
 		outAtUnpin.Store(out.Load())
 		unpinned.Store(true)
 	}()
@@ -94,7 +94,7 @@ func TestWakeOneEntersPinnedJob(t *testing.T) {
 	if got := outAtUnpin.Load(); got != 2 {
 		t.Fatalf("Unpin returned when %d of 2 workers had left the job", got)
 	}
-	if poolcore.Of(p).WakeOne() != true {
+	if (*poolcore.Pool)(p).WakeOne() != true {
 		t.Fatal("WakeOne with live workers reported that none will enter")
 	}
 }
@@ -103,20 +103,20 @@ func TestWakeOneWithoutWorkers(t *testing.T) {
 	leakcheck.Check(t)
 	p := pool.New(1) // the caller alone
 	defer p.Close()
-	poolcore.Of(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
-	if poolcore.Of(p).WakeOne() {
+	(*poolcore.Pool)(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
+	if (*poolcore.Pool)(p).WakeOne() {
 		t.Fatal("WakeOne on a pool of parallelism 1 reported that a worker will enter")
 	}
-	poolcore.Of(p).Unpin()
+	(*poolcore.Pool)(p).Unpin()
 
 	failing := pool.New(3, pool.WithSpawn(func(func()) error { return errInjected }))
 	defer failing.Close()
-	poolcore.Of(failing).CountRun()
-	poolcore.Of(failing).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
-	if poolcore.Of(failing).WakeOne() {
+	(*poolcore.Pool)(failing).CountRun()
+	(*poolcore.Pool)(failing).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
+	if (*poolcore.Pool)(failing).WakeOne() {
 		t.Fatal("WakeOne reported success although the spawn failed")
 	}
-	poolcore.Of(failing).Unpin()
+	(*poolcore.Pool)(failing).Unpin()
 	if st := failing.Stats(); st.SpawnFailures != 1 {
 		t.Fatalf("SpawnFailures = %d, want 1", st.SpawnFailures)
 	}

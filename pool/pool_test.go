@@ -13,7 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
@@ -70,7 +70,7 @@ type failer interface {
 func (c *claimJob) run(t failer, p *pool.Pool) {
 	t.Helper()
 	c.reset()
-	poolcore.Of(p).Dispatch(&c.job, func() { c.work(false) })
+	(*poolcore.Pool)(p).Dispatch(&c.job, func() { c.work(false) })
 	for i := range c.ran {
 		if n := c.ran[i].Load(); n != 1 {
 			t.Fatalf("item %d ran %d times", i, n)
@@ -122,7 +122,7 @@ func TestLatchInvariant(t *testing.T) {
 				state.run = r
 				state.poisoned = false
 				current.Store(r)
-				poolcore.Of(p).Dispatch(&job, func() {
+				(*poolcore.Pool)(p).Dispatch(&job, func() {
 					if r%4 == 0 {
 						runtime.Gosched() // let workers in before the seal now and then
 					}
@@ -341,7 +341,7 @@ func TestWorkerPanicReraisedOnCaller(t *testing.T) {
 		}
 	}}
 	testcheck.MustPanicError(t, "Dispatch whose worker panics", func() {
-		poolcore.Of(p).Dispatch(&job, func() {
+		(*poolcore.Pool)(p).Dispatch(&job, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
@@ -371,7 +371,7 @@ func TestWorkerGoexitReraisedAndReplaced(t *testing.T) {
 		}
 	}}
 	testcheck.MustPanicError(t, "Dispatch whose worker calls Goexit", func() {
-		poolcore.Of(p).Dispatch(&job, func() {
+		(*poolcore.Pool)(p).Dispatch(&job, func() {
 			if !pollUntil(entered.Load) {
 				t.Error("no worker entered the job")
 			}
@@ -386,7 +386,7 @@ func TestWorkerGoexitReraisedAndReplaced(t *testing.T) {
 	// The replacement takes part in the next dispatch.
 	var byWorker atomic.Bool
 	job2 := dispatch.Job{Call: func(unsafe.Pointer, int) { byWorker.Store(true) }}
-	poolcore.Of(p).Dispatch(&job2, func() {
+	(*poolcore.Pool)(p).Dispatch(&job2, func() {
 		if !pollUntil(byWorker.Load) {
 			t.Error("the replacement worker never entered the next job")
 		}
@@ -408,7 +408,7 @@ func TestBodyPanicSealedLatchedReraised(t *testing.T) {
 	}}
 	val := errors.New("body failed")
 	r := mustPanic(t, "Dispatch whose body panics", func() {
-		poolcore.Of(p).Dispatch(&job, func() {
+		(*poolcore.Pool)(p).Dispatch(&job, func() {
 			pollUntil(func() bool { return calls.Load() > 0 })
 			panic(val)
 		})
@@ -441,12 +441,13 @@ func TestBadInput(t *testing.T) {
 	for name, f := range map[string]func(){
 		"Parallelism": func() { nilPool.Parallelism() },
 		"Workers":     func() { nilPool.Workers() },
-		"Dispatch":    func() { poolcore.Of(nilPool).Dispatch(job, nil) },
-		"Pin":         func() { poolcore.Of(nilPool).Pin(job) },
-		"Unpin":       func() { poolcore.Of(nilPool).Unpin() },
-		"CountRun":    func() { poolcore.Of(nilPool).CountRun() },
-		"WakeOne":     func() { poolcore.Of(nilPool).WakeOne() },
-		"Attach":      func() { poolcore.Of(nilPool).Attach("k", nil) },
+		"Dispatch":    func() { (*poolcore.Pool)(nilPool).Dispatch(job, nil) },
+		"Pin":         func() { (*poolcore.Pool)(nilPool).Pin(job) },
+		"Unpin":       func() { (*poolcore.Pool)(nilPool).Unpin() },
+		"CountRun":    func() { (*poolcore.Pool)(nilPool).CountRun() },
+		"WakeOne":     func() { (*poolcore.Pool)(nilPool).WakeOne() },
+		"LIFOSlot":    func() { (*poolcore.Pool)(nilPool).LIFOSlot() },
+		"Attach":      func() { (*poolcore.Pool)(nilPool).Attach("k", nil) },
 		"Closed":      func() { nilPool.Closed() },
 		"Close":       func() { nilPool.Close() },
 		"Stats":       func() { nilPool.Stats() },
@@ -455,15 +456,15 @@ func TestBadInput(t *testing.T) {
 	}
 
 	p := pool.New(2)
-	mustPanicWith(t, "Dispatch(nil)", func() { poolcore.Of(p).Dispatch(nil, nil) }, "nil Job")
-	mustPanicWith(t, "Unpin without Pin", poolcore.Of(p).Unpin, "Unpin without Pin")
+	mustPanicWith(t, "Dispatch(nil)", func() { (*poolcore.Pool)(p).Dispatch(nil, nil) }, "nil Job")
+	mustPanicWith(t, "Unpin without Pin", (*poolcore.Pool)(p).Unpin, "Unpin without Pin")
 	newClaimJob(100).run(t, p)
 	p.Close()
 	p.Close() // a second Close is fine
-	mustPanicWith(t, "Dispatch after Close", func() { poolcore.Of(p).Dispatch(job, nil) }, "Dispatch", "closed")
-	mustPanicWith(t, "Pin after Close", func() { poolcore.Of(p).Pin(job) }, "Pin", "closed")
+	mustPanicWith(t, "Dispatch after Close", func() { (*poolcore.Pool)(p).Dispatch(job, nil) }, "Dispatch", "closed")
+	mustPanicWith(t, "Pin after Close", func() { (*poolcore.Pool)(p).Pin(job) }, "Pin", "closed")
 	mustPanicWith(t, "Attach after Close", func() {
-		poolcore.Of(p).Attach("k", func(*pool.Pool) poolcore.Attachment { return nil })
+		(*poolcore.Pool)(p).Attach("k", func(*poolcore.Pool) poolcore.Attachment { return nil })
 	}, "Attach", "closed")
 }
 
@@ -501,7 +502,7 @@ func TestCloseWaitsForDispatchInProgress(t *testing.T) {
 	dispatched := make(chan struct{})
 	go func() {
 		defer close(dispatched)
-		poolcore.Of(p).Dispatch(&c.job, func() {
+		(*poolcore.Pool)(p).Dispatch(&c.job, func() {
 			bodyIn.Store(true)
 			pollUntil(release.Load)
 			c.work(false)
@@ -597,7 +598,7 @@ func TestStats(t *testing.T) {
 	for r := 0; r < 20; r++ {
 		c.run(t, p)
 	}
-	poolcore.Of(p).CountRun()
+	(*poolcore.Pool)(p).CountRun()
 	st := p.Stats()
 	if st.Parallelism != 3 || st.Runs != 21 || st.WorkersStarted != 2 || len(st.Workers) != 2 {
 		t.Fatalf("Stats = %+v; want Parallelism 3, Runs 21, WorkersStarted 2, 2 Workers entries", st)
@@ -682,20 +683,20 @@ func TestAttach(t *testing.T) {
 	p := pool.New(2)
 	var closed []string
 	creations := 0
-	mk := func(name string) func(*pool.Pool) poolcore.Attachment {
-		return func(q *pool.Pool) poolcore.Attachment {
-			if q != p {
+	mk := func(name string) func(*poolcore.Pool) poolcore.Attachment {
+		return func(q *poolcore.Pool) poolcore.Attachment {
+			if q != (*poolcore.Pool)(p) {
 				t.Error("create got another pool")
 			}
 			creations++
 			return &countingAttachment{closed: &closed, name: name, tasks: 5}
 		}
 	}
-	a := poolcore.Of(p).Attach("a", mk("a"))
-	if poolcore.Of(p).Attach("a", mk("a")) != a {
+	a := (*poolcore.Pool)(p).Attach("a", mk("a"))
+	if (*poolcore.Pool)(p).Attach("a", mk("a")) != a {
 		t.Fatal("a second Attach with the same key created a new attachment")
 	}
-	poolcore.Of(p).Attach("b", mk("b"))
+	(*poolcore.Pool)(p).Attach("b", mk("b"))
 	if creations != 2 {
 		t.Fatalf("%d attachments created, want 2", creations)
 	}

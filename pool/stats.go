@@ -91,38 +91,37 @@ type WorkerStats struct {
 	Submitted, Completed, Panicked, Canceled int64
 }
 
+// statsAdder is an attachment of the layer above (forkjoin's scheduler)
+// that adds its counters to Stats.
+type statsAdder interface {
+	AddStats(s *Stats)
+}
+
 // Stats returns a snapshot of the pool's counters.
 func (p *Pool) Stats() Stats {
-	p.check()
+	c := p.core().Counters()
 	s := Stats{
-		Parallelism:    p.n,
-		WorkersStarted: p.started.Load(),
-		WorkersAlive:   int(p.alive.Load()),
-		SpawnFailures:  p.spawnFailures.Load(),
-		Goexits:        p.goexits.Load(),
-		Runs:           p.runs.Load(),
+		Parallelism:    c.Parallelism,
+		WorkersStarted: c.WorkersStarted,
+		WorkersAlive:   c.WorkersAlive,
+		SpawnFailures:  c.SpawnFailures,
+		Goexits:        c.Goexits,
+		Runs:           c.Runs,
+		Workers:        make([]WorkerStats, len(c.Workers)),
 	}
-	p.mu.Lock()
-	s.Workers = make([]WorkerStats, len(p.workers))
-	for i, w := range p.workers {
+	for i, wc := range c.Workers {
 		ws := &s.Workers[i]
-		ws.Parks = w.parks.Load()
-		ws.Wakeups = w.wakeups.Load()
-		var parked bool
-		ws.ParkedTime, parked = w.parked.read(p.clock)
+		ws.Parks, ws.Wakeups, ws.ParkedTime = wc.Parks, wc.Wakeups, wc.ParkedTime
 		s.Parks += ws.Parks
 		s.Wakeups += ws.Wakeups
 		s.ParkedTime += ws.ParkedTime
-		if parked {
+		if wc.Parked {
 			s.WorkersParked++
 		}
 	}
-	p.mu.Unlock()
-	if as := p.attached.Load(); as != nil {
-		for _, a := range *as {
-			if sa, ok := a.val.(statsAdder); ok {
-				sa.AddStats(&s)
-			}
+	for _, a := range p.core().Attachments() {
+		if sa, ok := a.(statsAdder); ok {
+			sa.AddStats(&s)
 		}
 	}
 	return s

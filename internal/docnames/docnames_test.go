@@ -20,12 +20,19 @@ var packages = map[string]string{
 	"tree":     "tree",
 	"fold":     "fold",
 	"foldtest": "fold/foldtest",
-	"dispatch": "dispatch",
+	"dispatch": "internal/dispatch",
+	"poolcore": "internal/poolcore",
+	"core":     "internal/core",
 }
+
+// internalPkg marks the packages of packages under internal/: the docs
+// name their declarations qualified only (dispatch.Recovered), so an
+// unqualified Type.Member is looked up among the public packages alone.
+var internalPkg = map[string]bool{"dispatch": true, "poolcore": true, "core": true}
 
 // qualified matches pkg.Name and pkg.Type.Member, where pkg is one of
 // packages and the names are exported.
-var qualified = regexp.MustCompile(`\b(pool|forkjoin|tree|fold|foldtest|dispatch)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
+var qualified = regexp.MustCompile(`\b(pool|forkjoin|tree|fold|foldtest|dispatch|poolcore|core)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 
 // member matches Type.Member with no package before it (`Future.Join`):
 // checked when Type is an exported type of exactly one of packages.
@@ -150,7 +157,7 @@ func fieldsOf(s *ast.TypeSpec, add func(string)) {
 
 // TestDocNames: every pkg.Name and pkg.Type.Member that README.md and
 // docs/*.md mention exists in that package, and so does every Type.Member
-// whose Type is one of the packages' exported types.
+// whose Type is one of the public packages' exported types.
 func TestDocNames(t *testing.T) {
 	root := moduleRoot(t)
 	apis := map[string]api{}
@@ -184,8 +191,8 @@ func TestDocNames(t *testing.T) {
 			for _, m := range member.FindAllStringSubmatch(line, -1) {
 				typ, mem := m[1], m[2]
 				var owner []api
-				for _, a := range apis {
-					if a.members[typ] != nil {
+				for pkg, a := range apis {
+					if !internalPkg[pkg] && a.members[typ] != nil {
 						owner = append(owner, a)
 					}
 				}

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/poolcore"
 	"github.com/forkjoin-go/forkjoin/pool"
 )
@@ -54,7 +54,7 @@ func ExamplePool_Dispatch() {
 	for run := 1; run <= 3; run++ {
 		s.next.Store(0) // recycle the same state for the next run
 		clear(s.out)
-		poolcore.Of(p).Dispatch(job, s.work)
+		(*poolcore.Pool)(p).Dispatch(job, s.work)
 		fmt.Println("run", run, "sum", s.sum())
 	}
 	// Output:
@@ -69,12 +69,12 @@ func ExamplePool_Pin() {
 	p := pool.New(3)
 	defer p.Close()
 	var entries atomic.Int32
-	poolcore.Of(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) { entries.Add(1) }})
-	poolcore.Of(p).WakeOne() // starts a worker, which enters the pinned job
+	(*poolcore.Pool)(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) { entries.Add(1) }})
+	(*poolcore.Pool)(p).WakeOne() // starts a worker, which enters the pinned job
 	for entries.Load() == 0 {
 		runtime.Gosched()
 	}
-	poolcore.Of(p).Unpin() // no worker is inside the job after this
+	(*poolcore.Pool)(p).Unpin() // no worker is inside the job after this
 	fmt.Println("entries:", entries.Load(), "started:", p.Stats().WorkersStarted)
 	// Output: entries: 1 started: 1
 }
@@ -82,10 +82,10 @@ func ExamplePool_Pin() {
 func ExamplePool_Unpin() {
 	p := pool.New(2)
 	defer p.Close()
-	poolcore.Of(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
-	poolcore.Of(p).Unpin()
+	(*poolcore.Pool)(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
+	(*poolcore.Pool)(p).Unpin()
 	s := &squares{out: make([]int64, 4)}
-	poolcore.Of(p).Dispatch(s.job(), s.work) // Dispatch works again once unpinned
+	(*poolcore.Pool)(p).Dispatch(s.job(), s.work) // Dispatch works again once unpinned
 	fmt.Println(s.sum())
 	// Output: 14
 }
@@ -95,17 +95,17 @@ func ExamplePool_Unpin() {
 func ExamplePool_WakeOne() {
 	p := pool.New(1)
 	defer p.Close()
-	poolcore.Of(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
-	fmt.Println(poolcore.Of(p).WakeOne())
-	poolcore.Of(p).Unpin()
+	(*poolcore.Pool)(p).Pin(&dispatch.Job{Call: func(unsafe.Pointer, int) {}})
+	fmt.Println((*poolcore.Pool)(p).WakeOne())
+	(*poolcore.Pool)(p).Unpin()
 	// Output: false
 }
 
 func ExamplePool_CountRun() {
 	p := pool.New(2)
 	defer p.Close()
-	poolcore.Of(p).CountRun() // a layer running work on a pinned job counts each run
-	poolcore.Of(p).CountRun()
+	(*poolcore.Pool)(p).CountRun() // a layer running work on a pinned job counts each run
+	(*poolcore.Pool)(p).CountRun()
 	fmt.Println(p.Stats().Runs)
 	// Output: 2
 }
@@ -121,12 +121,12 @@ type schedulerKey struct{}
 
 func ExamplePool_Attach() {
 	p := pool.New(2)
-	create := func(*pool.Pool) poolcore.Attachment {
+	create := func(*poolcore.Pool) poolcore.Attachment {
 		fmt.Println("scheduler created")
 		return &scheduler{tasks: 42}
 	}
-	a := poolcore.Of(p).Attach(schedulerKey{}, create)
-	b := poolcore.Of(p).Attach(schedulerKey{}, create) // found, not created again
+	a := (*poolcore.Pool)(p).Attach(schedulerKey{}, create)
+	b := (*poolcore.Pool)(p).Attach(schedulerKey{}, create) // found, not created again
 	fmt.Println(a == b, p.Stats().Tasks)
 	p.Close() // closes the attachments first
 	// Output:
@@ -155,7 +155,7 @@ type layerKey string
 func ExampleAttachment() {
 	p := pool.New(2)
 	for _, name := range []string{"first", "second"} {
-		poolcore.Of(p).Attach(layerKey(name), func(*pool.Pool) poolcore.Attachment {
+		(*poolcore.Pool)(p).Attach(layerKey(name), func(*poolcore.Pool) poolcore.Attachment {
 			return &layer{name: name, tasks: 5}
 		})
 	}

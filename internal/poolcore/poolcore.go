@@ -1,56 +1,17 @@
-// Package poolcore is what the layers built on a pool (the work-stealing
-// core in package forkjoin) do with its workers, beyond what a user calls:
-// run a dispatch.Job on them, pin a job for a long time, wake one more
-// worker, count a run, keep per-pool state on the pool.
+// Package poolcore is the implementation of package pool's Pool, and what
+// the layer built on a pool (the work-stealing core in package forkjoin)
+// does with its workers beyond what a user calls: run a dispatch.Job on
+// them, pin a job for a long time, wake one more worker, count a run, keep
+// its per-pool state on the pool.
 //
-// Package pool implements Pool and registers it at init; a layer reaches
-// it with Of. Every call here is on a cold or per-run path (a run's start,
-// a wake-up decision), so the indirection costs nothing that matters.
+// pool.Pool is a defined type over Pool (type Pool poolcore.Pool), so the
+// two share their memory: package pool gives users their methods (New,
+// Close, Stats, ...) and a layer converts the *pool.Pool it is handed,
+// (*poolcore.Pool)(p), to reach the methods here, which are not in
+// pool.Pool's method set. The dependency is an ordinary import of this
+// package by both, with no registration and no lookup: a conversion costs
+// nothing.
 package poolcore
-
-import "github.com/forkjoin-go/forkjoin/dispatch"
-
-// Pool is the layers' view of a pool of type P (*pool.Pool).
-type Pool[P any] interface {
-	// Dispatch runs job on the pool's workers while the calling goroutine
-	// runs body: it publishes job, starts or wakes every worker, runs body,
-	// then seals the job and waits until no worker is inside it (see
-	// package dispatch). When it returns, no worker touches job or its
-	// data. Each worker calls job.Call at most once per wake-up, possibly
-	// not at all. Dispatches on one pool take turns. A panic in body, or in
-	// a worker's call (as a *dispatch.PanicError), is re-raised after the
-	// latch. Dispatch panics on a closed pool, or while a job is pinned.
-	Dispatch(job *dispatch.Job, body func())
-
-	// Pin publishes job for a layer that runs its own scheduler on the
-	// workers until Unpin: workers enter it whenever they are woken
-	// (WakeOne) and leave it when it returns. It waits for a Dispatch in
-	// progress to end, and panics on a closed pool.
-	Pin(job *dispatch.Job)
-
-	// Unpin seals and latches the pinned job; when it returns no worker is
-	// inside it.
-	Unpin()
-
-	// CountRun records that a run began (for the pool's Stats, and for
-	// retrying failed worker starts). A layer that runs work on a pinned
-	// job calls it once per run.
-	CountRun()
-
-	// WakeOne makes one more worker enter the published job: it wakes a
-	// parked worker or, if none is parked and fewer than n-1 are running,
-	// starts one. It reports whether some worker will enter the job as a
-	// result (false only when no worker is running and none could be
-	// started).
-	WakeOne() bool
-
-	// Attach returns the attachment stored under key, creating it with
-	// create on first use; the lookup is lock-free. While the pool's Close
-	// runs, existing attachments are still found (their Close may run work
-	// that looks them up) but no new one is created: Attach panics, as it
-	// does on a closed pool.
-	Attach(key any, create func(p *P) Attachment) Attachment
-}
 
 // Attachment is per-pool state that a layer keeps on the pool (the
 // work-stealing core keeps its scheduler). The pool's Close calls each
@@ -63,19 +24,10 @@ type Attachment interface {
 	Close()
 }
 
-// of holds the func(*P) Pool[P] that package pool registered.
-var of any
-
-// Register is called once, by package pool at init, with the function that
-// gives a pool's layer view.
-func Register[P any](f func(p *P) Pool[P]) {
-	if of != nil {
-		panic("poolcore: Register called twice")
-	}
-	of = f
-}
-
-// Of returns the layers' view of p. p must not be nil.
-func Of[P any](p *P) Pool[P] {
-	return of.(func(*P) Pool[P])(p)
+// Config is what pool.New's options chose.
+type Config struct {
+	// Spawn starts a worker (pool.WithSpawn); never nil.
+	Spawn func(run func()) error
+	// LIFOSlot is pool.WithLIFOSlot (see Pool.LIFOSlot).
+	LIFOSlot bool
 }

@@ -62,16 +62,17 @@ func MustPanicWith(t testing.TB, what string, f func(), fragments ...string) {
 	}
 }
 
-// MustPanicError runs f, which must panic with a *dispatch.PanicError or
-// a *forkjoin.PanicError (both are a pointer to a struct named PanicError
-// with fields Value and Stack; this package cannot import forkjoin) that
+// MustPanicError runs f, which must panic with a *forkjoin.PanicError or,
+// in the tests of the layers below forkjoin, the *dispatch.Recovered that
+// forkjoin converts into one (both are a pointer to a struct with fields
+// Value and Stack; this package cannot import forkjoin) that
 // carries want as its value and a stack that shows frame (the function
 // where the panic happened); it returns the value f panicked with.
 func MustPanicError(t testing.TB, what string, f func(), want any, frame string) any {
 	t.Helper()
 	r := MustPanic(t, what, f)
 	v := reflect.ValueOf(r)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || v.Elem().Type().Name() != "PanicError" {
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !panicType[v.Elem().Type().Name()] {
 		t.Fatalf("%s: panicked with %T (%v), want a *PanicError", what, r, r)
 	}
 	value := v.Elem().FieldByName("Value").Interface()
@@ -84,6 +85,9 @@ func MustPanicError(t testing.TB, what string, f func(), want any, frame string)
 	}
 	return r
 }
+
+// panicType holds the names of the types MustPanicError accepts.
+var panicType = map[string]bool{"PanicError": true, "Recovered": true}
 
 // LongEnv is the environment variable that turns on the long tests: soaks,
 // stress runs and the largest shapes. CI (.ci/run) sets it; a plain

@@ -1,6 +1,6 @@
 package dispatch
 
-// PanicError: a panic carried from the goroutine where it happened to the
+// Recovered: a panic carried from the goroutine where it happened to the
 // one that waits for the work.
 
 import (
@@ -9,20 +9,17 @@ import (
 	"fmt"
 )
 
-// PanicError carries a panic from the goroutine where it happened to the
-// goroutine that waits for the work: the original value and the stack of the
-// goroutine that panicked, captured where the panic was recovered.
+// Recovered carries a panic from the goroutine where it happened (a
+// worker inside a Job's Call) to the goroutine that waits for the work: the
+// original value and the stack of the goroutine that panicked, captured
+// where the panic was recovered. A Dispatcher re-raises it on the caller of
+// Dispatch (or Unpin) after the latch.
 //
-// Every layer of forkjoin re-raises a recovered panic as a *PanicError (or
-// returns it as an error from the error-returning variants), so callers can
-// find it with errors.As and still reach the original value:
-//
-//	var pe *dispatch.PanicError
-//	if errors.As(err, &pe) { log.Print(pe.Value, string(pe.Stack)) }
-//
-// A panic whose value wraps context.Canceled is a panic, not a
-// cancellation: Unwrap does not expose such a value (see there).
-type PanicError struct {
+// It is plumbing, not what users see: the layer that runs the job converts
+// it at its boundary into the module's one public panic type,
+// forkjoin.PanicError, which has the same fields and the same Error and
+// Unwrap (forkjoin.PanicError's methods are these).
+type Recovered struct {
 	// Value is what was passed to panic.
 	Value any
 	// Stack is the stack of the goroutine that panicked, as printed by
@@ -30,23 +27,23 @@ type PanicError struct {
 	Stack []byte
 }
 
-// NewPanicError wraps a recovered value. If the value is already a
-// *PanicError (a panic re-raised by an inner layer) it is returned as is, so
+// NewRecovered wraps a recovered value. If the value is already a
+// *Recovered (a panic re-raised by an inner layer) it is returned as is, so
 // the stack of the first goroutine that panicked is kept.
-func NewPanicError(value any, stack []byte) *PanicError {
-	if pe, ok := value.(*PanicError); ok {
+func NewRecovered(value any, stack []byte) *Recovered {
+	if pe, ok := value.(*Recovered); ok {
 		return pe
 	}
-	return &PanicError{Value: value, Stack: stack}
+	return &Recovered{Value: value, Stack: stack}
 }
 
 // Error returns the panic value's text followed by the stack where the
-// panic happened, so that a *PanicError re-raised by panic and never
+// panic happened, so that a *Recovered re-raised by panic and never
 // recovered prints, in the crash report, the original message once and
 // the frames of the code that panicked (the runtime prints the goroutine
 // that re-raised it after them). Without a stack, Error is the value's
 // text alone.
-func (e *PanicError) Error() string {
+func (e *Recovered) Error() string {
 	if len(e.Stack) == 0 {
 		return fmt.Sprint(e.Value)
 	}
@@ -59,7 +56,7 @@ func (e *PanicError) Error() string {
 // cancellation, and code that sets cancellations aside (errors.Is(err,
 // context.Canceled)) must not set a panic aside with them. Value holds the
 // value in every case.
-func (e *PanicError) Unwrap() error {
+func (e *Recovered) Unwrap() error {
 	err, ok := e.Value.(error)
 	if !ok || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
@@ -67,7 +64,7 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// ErrGoexit is the Value of the *PanicError that reports work which called
+// ErrGoexit is the Value of the *Recovered that reports work which called
 // runtime.Goexit on a goroutine running it for someone else: a pool worker,
 // or a goroutine helping while it waits. Goexit cannot be stopped: that
 // goroutine ends (a pool worker is replaced), and the work is reported as
@@ -75,9 +72,3 @@ func (e *PanicError) Unwrap() error {
 // test, the usual cause is t.FailNow, t.Fatal or t.SkipNow called off the
 // test's goroutine, which the testing package does not allow.
 var ErrGoexit = errors.New("runtime.Goexit called in work run for another goroutine (t.FailNow, t.Fatal or t.SkipNow off the test's goroutine?)")
-
-// IsPanic reports whether err is, or wraps, a *PanicError.
-func IsPanic(err error) bool {
-	var pe *PanicError
-	return errors.As(err, &pe)
-}

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 )
 
 // TestTestOnlyMethodsNotExported: the Dispatcher's snapshots that only

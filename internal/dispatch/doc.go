@@ -11,7 +11,7 @@
 // points to, so the caller may reuse that memory for the next run.
 //
 // The package imports nothing of forkjoin's; pool builds its workers on it.
-// Programs that use forkjoin's pool, folds and walks need none of it: it is
-// public as the foundation they stand on, for code that runs its own
-// workers on the same lifecycle.
+// It is internal: a program runs work through forkjoin, fold and tree,
+// never through a Job, so nothing here is part of the module's API (see
+// docs/architecture.md, "Why dispatch is internal").
 package dispatch

@@ -78,7 +78,7 @@ type Dispatcher struct {
 	// layer's to report (recoverCall).
 	lastPinned atomic.Pointer[Job]
 
-	panicked atomic.Pointer[PanicError] // first panic of a worker's Call in this dispatch
+	panicked atomic.Pointer[Recovered] // first panic of a worker's Call in this dispatch
 }
 
 // latchSpins is how many times the latch re-reads inJob before parking.
@@ -90,8 +90,8 @@ const latchSpins = 256
 // may be nil.
 //
 // If a worker's call of job panics, the panic is recovered on the worker and
-// re-raised here, after the latch, as a *PanicError; a call that ends in
-// runtime.Goexit is re-raised as a *PanicError of ErrGoexit. If body panics, the
+// re-raised here, after the latch, as a *Recovered; a call that ends in
+// runtime.Goexit is re-raised as a *Recovered of ErrGoexit. If body panics, the
 // dispatch is still sealed and latched before the panic continues.
 func (d *Dispatcher) Dispatch(job *Job, wake func(), body func()) {
 	if job == nil || job.Call == nil {
@@ -238,7 +238,7 @@ func (d *Dispatcher) Serve(worker int) (served bool) {
 
 // recoverCall keeps a panic out of a worker's call of job for the caller;
 // so is a runtime.Goexit (the call neither returned nor panicked), as a
-// *PanicError of ErrGoexit, except in a pinned job: the layer that pinned
+// *Recovered of ErrGoexit, except in a pinned job: the layer that pinned
 // it reports a Goexit in its own work to whoever waits for that work.
 func (d *Dispatcher) recoverCall(job *Job, returned *bool) {
 	r := recover()
@@ -248,7 +248,7 @@ func (d *Dispatcher) recoverCall(job *Job, returned *bool) {
 		}
 		r = ErrGoexit
 	}
-	d.panicked.CompareAndSwap(nil, NewPanicError(r, debug.Stack()))
+	d.panicked.CompareAndSwap(nil, NewRecovered(r, debug.Stack()))
 }
 
 func (d *Dispatcher) countOut() {

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
 	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 )
@@ -347,15 +347,15 @@ func TestDispatcherPinUnpin(t *testing.T) {
 	ws.Wake()
 	pollUntil(once.Load)
 	r := mustPanic(t, "Unpin after a worker panicked", d.Unpin)
-	if pe, ok := r.(*dispatch.PanicError); !ok || pe.Value != val {
-		t.Fatalf("Unpin panicked with %v, want a *PanicError carrying %v", r, val)
+	if pe, ok := r.(*dispatch.Recovered); !ok || pe.Value != val {
+		t.Fatalf("Unpin panicked with %v, want a *Recovered carrying %v", r, val)
 	}
 	// Pin and Dispatch work again.
 	d.Dispatch(job, ws.Wake, nil)
 }
 
 // TestDispatcherGoexit: a worker's call of a dispatched job that ends in
-// runtime.Goexit is re-raised on the caller as a *PanicError of ErrGoexit.
+// runtime.Goexit is re-raised on the caller as a *Recovered of ErrGoexit.
 // In a pinned job it is not (the pinning layer reports it), also when the
 // Goexit comes after Unpin has begun, while Unpin's latch waits for the
 // call: Unpin must not re-raise that one either.

@@ -1,4 +1,4 @@
-package pool
+package poolcore
 
 import (
 	"sync"
@@ -67,7 +67,7 @@ func TestParkClockModel(t *testing.T) {
 // One worker parks and wakes on the real clock while readers read: every
 // reader sees the total grow, never step back (run it under -race).
 func TestParkClockConcurrentReads(t *testing.T) {
-	p := New(2)
+	p := New(2, Config{Spawn: func(run func()) error { go run(); return nil }})
 	defer p.Close()
 	var c parkClock
 	var stop atomic.Bool

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 )
 
 // wordLengths is the data of the package example's job: the caller and the
@@ -164,13 +164,13 @@ func ExampleEventCount_Wait() {
 }
 
 // Error gives the panic value, then the stack where it panicked, so that a
-// re-raised *PanicError shows both in a crash report.
-func ExamplePanicError_Error() {
+// re-raised *Recovered shows both in a crash report.
+func ExampleRecovered_Error() {
 	var err error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				err = dispatch.NewPanicError(r, debug.Stack())
+				err = dispatch.NewRecovered(r, debug.Stack())
 			}
 		}()
 		s, i := []int{1, 2, 3}, 5

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/forkjoin-go/forkjoin/dispatch"
+	"github.com/forkjoin-go/forkjoin/internal/dispatch"
 )
 
 // A Job is a function and a pointer to its data. Only Call knows the type
@@ -234,8 +234,8 @@ func ExampleDispatcher_Serve() {
 }
 
 // A panic in a worker's call reaches the caller of Dispatch as a
-// *PanicError that carries the value and the worker's stack.
-func ExamplePanicError() {
+// *Recovered that carries the value and the worker's stack.
+func ExampleRecovered() {
 	var d dispatch.Dispatcher
 	wake, stop := workers(&d, 1)
 	defer stop()
@@ -247,7 +247,7 @@ func ExamplePanicError() {
 	}}
 	func() {
 		defer func() {
-			pe := recover().(*dispatch.PanicError)
+			pe := recover().(*dispatch.Recovered)
 			fmt.Println(pe.Value, "/ stack captured:", len(pe.Stack) > 0)
 		}()
 		d.Dispatch(&job, wake, func() {
@@ -259,29 +259,23 @@ func ExamplePanicError() {
 	// Output: worker failed / stack captured: true
 }
 
-func ExampleNewPanicError() {
+func ExampleNewRecovered() {
 	errDisk := errors.New("disk full")
 	var err error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				err = dispatch.NewPanicError(r, nil) // the stack would come from runtime/debug.Stack
+				err = dispatch.NewRecovered(r, nil) // the stack would come from runtime/debug.Stack
 			}
 		}()
 		panic(errDisk)
 	}()
 	fmt.Println(err)
-	var pe *dispatch.PanicError
+	var pe *dispatch.Recovered
 	fmt.Println(errors.As(err, &pe) && pe.Value == errDisk) // the value, as passed to panic
 	// Output:
 	// disk full
 	// true
-}
-
-func ExampleIsPanic() {
-	err := fmt.Errorf("fold: %w", dispatch.NewPanicError("bad node", nil))
-	fmt.Println(dispatch.IsPanic(err), dispatch.IsPanic(errors.New("plain")))
-	// Output: true false
 }
 
 // NotifyAll wakes every goroutine asleep in Wait; NotifyOne would wake one.
@@ -304,12 +298,12 @@ func ExampleEventCount_NotifyAll() {
 	// Output: woke: 4
 }
 
-// errors.Is sees through a *PanicError to an error value, except to a
+// errors.Is sees through a *Recovered to an error value, except to a
 // cancellation: a panic is not one.
-func ExamplePanicError_Unwrap() {
-	pe := dispatch.NewPanicError(fmt.Errorf("node 7: %w", errors.ErrUnsupported), nil)
+func ExampleRecovered_Unwrap() {
+	pe := dispatch.NewRecovered(fmt.Errorf("node 7: %w", errors.ErrUnsupported), nil)
 	fmt.Println(errors.Is(pe, errors.ErrUnsupported))
-	pe = dispatch.NewPanicError(fmt.Errorf("node 7: %w", context.Canceled), nil)
+	pe = dispatch.NewRecovered(fmt.Errorf("node 7: %w", context.Canceled), nil)
 	v, _ := pe.Value.(error)
 	fmt.Println(errors.Is(pe, context.Canceled), errors.Is(v, context.Canceled))
 	// Output:

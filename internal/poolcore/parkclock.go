@@ -1,4 +1,4 @@
-package pool
+package poolcore
 
 // The time a worker has spent parked, readable at any moment.
 //
