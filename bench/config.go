@@ -83,7 +83,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("many_small", "100 small independent tasks (2k iterations each)", TaskSet{Count: 100, Base: 2000, Seed: 1}, 20),
 			tasksWorkload("fewer_large", "8 large independent tasks (20k iterations each)", TaskSet{Count: 8, Base: 20000, Seed: 2}, 4),
 			tasksWorkload("uneven", "50 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 50, Base: 200, Heavy: 20000, HeavyEvery: 10, Seed: 3}, 20),
-			graphWorkload(20, 2000), spawnWorkload(4, 500))
+			graphWorkload(20, 2000), spawnWorkload(4, 500), blockWorkload(200))
 		add(chainSuite(1280)...)
 		add(loopSuite(tinyLoop, tinyLoop)...)
 	case "quick":
@@ -95,7 +95,7 @@ func workloadsFor(mode string) []*Workload {
 			tasksWorkload("many_small", "2000 small independent tasks (2k iterations each)", TaskSet{Count: 2000, Base: 2000, Seed: 1}, 200),
 			tasksWorkload("fewer_large", "64 large independent tasks (200k iterations each)", TaskSet{Count: 64, Base: 200000, Seed: 2}, 4),
 			tasksWorkload("uneven", "500 uneven tasks (1 in 10 takes 100× longer)", TaskSet{Count: 500, Base: 2000, Heavy: 200000, HeavyEvery: 10, Seed: 3}, 50),
-			graphWorkload(200, 2000), spawnWorkload(10, 10000))
+			graphWorkload(200, 2000), spawnWorkload(10, 10000), blockWorkload(1000))
 		add(chainSuite(10000)...)
 		add(loopSuite(1e6, 1e5)...)
 	case "default":
@@ -107,7 +107,7 @@ func workloadsFor(mode string) []*Workload {
 			wideWorkload(1e5), deepWorkload(1e5),
 			sortWorkload(1e6), tinyWorkload(1), tinyWorkload(10))
 		add(seedSuite()...)
-		add(spawnWorkload(10, 100000))
+		add(spawnWorkload(10, 100000), blockWorkload(1000), blockWorkload(4000))
 		add(chainSuite(100000)...)
 		add(loopSuite(1e7, 1e6)...)
 	case "full":
@@ -122,7 +122,7 @@ func workloadsFor(mode string) []*Workload {
 		add(wideWorkload(1e6), deepWorkload(1e6),
 			sortWorkload(1e7), tinyWorkload(1), tinyWorkload(10))
 		add(seedSuite()...)
-		add(spawnWorkload(10, 100000))
+		add(spawnWorkload(10, 100000), blockWorkload(1000), blockWorkload(4000))
 		add(chainSuite(100000)...)
 		add(loopSuite(1e7, 1e7)...)
 	}

@@ -74,3 +74,16 @@ func BenchmarkManySmallTasks(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBlock1000: the blocking workload, 1000 tasks, on every strategy
+// that is not a bounded pool (those deadlock on it).
+func BenchmarkBlock1000(b *testing.B) {
+	bp := &BlockProblem{N: 1000}
+	benchStrategies(b, false, func(s *Strategy) bool { return s.Block != nil && !s.Bounded }, func(b *testing.B, s *Strategy, env *Env) {
+		for i := 0; i < b.N; i++ {
+			if s.Block(env, bp) != uint64(bp.N) {
+				b.Fatal("wrong outcome")
+			}
+		}
+	})
+}

@@ -39,7 +39,11 @@ func printWorkload(w io.Writer, wr *WorkloadResult, rounds int) {
 	if wl.UnitName != "" && wr.Units > 0 && !strings.Contains(head, fmtCount(wr.Units)+" ") {
 		head += fmt.Sprintf(" (%s %ss)", fmtCount(wr.Units), wl.UnitName)
 	}
-	if wl.Nesting != NestFlat {
+	switch wl.Nesting {
+	case NestFlat:
+	case NestBlock:
+		head += " [tasks block on each other]"
+	default:
 		head += " [nested: " + wl.Nesting + "]"
 	}
 	head += fmt.Sprintf("  · %s", wr.Elapsed.Round(100*time.Millisecond))

@@ -322,10 +322,9 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 			h.prog.addTotal(-unplanned)
 		}
 	}()
-	key := s.Name + "|" + w.Nesting
-	if where, ok := h.deadlocked[key]; ok && w.Nesting != NestFlat {
+	if where, ok := h.deadlocked[deadlockKey(s, w)]; ok && w.Nesting != NestFlat {
 		c.Status = statusDeadlock
-		c.Note = fmt.Sprintf(notRunAgain+" (deadlocked on %s forks in %s)", w.Nesting, where)
+		c.Note = fmt.Sprintf(notRunAgain+" (deadlocked on %s in %s)", nestingWhat(w.Nesting), where)
 		c.Short = "deadlock (as in " + where + ")"
 		return
 	}
@@ -348,11 +347,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	h.prog.step(1)
 	unplanned--
 	if err == errTimeout {
-		c.Status = statusDeadlock
-		c.Note = fmt.Sprintf("deadlock (no result within %s on a %g-%s probe)", cfg.Timeout, probe.Units, unitOr(w.UnitName, "unit"))
-		c.Short = fmt.Sprintf("deadlock (no result within %s)", cfg.Timeout)
-		h.deadlocked[key] = w.Label
-		h.abandon(c)
+		h.markDeadlock(w, c, probe, "a")
 		return
 	}
 	if c.Strategy == h.strategies[0] && !haveRef && o.panicked == "" {
@@ -365,11 +360,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	// the two is the estimate's basis.
 	o2, err := h.runOnce(c, w, probe, 1, cfg.Timeout)
 	if err == errTimeout {
-		c.Status = statusDeadlock
-		c.Note = fmt.Sprintf("deadlock (no result within %s on the second %g-%s probe)", cfg.Timeout, probe.Units, unitOr(w.UnitName, "unit"))
-		c.Short = fmt.Sprintf("deadlock (no result within %s)", cfg.Timeout)
-		h.deadlocked[key] = w.Label
-		h.abandon(c)
+		h.markDeadlock(w, c, probe, "the second")
 		return
 	}
 	if !h.accept(w, c, o2, err, *probeRef, "probe") {
@@ -427,6 +418,26 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 		h.prog.addTotal(c.Rounds - cfg.Rounds)
 	}
 }
+
+// markDeadlock marks a cell whose probe (which: "a", "the second") gave no
+// result within the timeout, remembers the deadlock for the workload's
+// nesting class and abandons the cell. A bounded pool's deadlock is
+// labelled so: it is what such a pool does on the workload, where any
+// other strategy's is a bug.
+func (h *harness) markDeadlock(w *Workload, c *Cell, probe *Instance, which string) {
+	what := "deadlock"
+	if c.Strategy.Bounded {
+		what = "deadlocks (bounded pool)"
+	}
+	c.Status = statusDeadlock
+	c.Note = fmt.Sprintf("%s: no result within %s on %s %g-%s probe", what, h.cfg.Timeout, which, probe.Units, unitOr(w.UnitName, "unit"))
+	c.Short = fmt.Sprintf("%s: no result within %s", what, h.cfg.Timeout)
+	h.deadlocked[deadlockKey(c.Strategy, w)] = w.Label
+	h.abandon(c)
+}
+
+// deadlockKey is the key of h.deadlocked: a strategy and a nesting class.
+func deadlockKey(s *Strategy, w *Workload) string { return s.Name + "|" + w.Nesting }
 
 // roundsFor is how many timed rounds of a sample this long fit the cell
 // budget: at least one, at most -rounds.

@@ -32,6 +32,12 @@ type Strategy struct {
 	// harness detects deadlocks of any strategy by a timeout; this flag only
 	// tells the tests which outcome to accept.
 	DeadlockProne bool
+	// Bounded marks a pool of a fixed number of goroutines, each running
+	// one task to its end: when all of them wait for a task that is still
+	// queued (or not yet submitted, Submit blocking), nothing runs it. It
+	// deadlocks on the blocking workload however it handles nested forks,
+	// and the harness labels its deadlocks "bounded pool".
+	Bounded bool
 	// GoroutinePerFork marks a strategy that starts a goroutine for every
 	// fork (so up to millions at once): it runs after the others on each
 	// workload, on its own, because the runtime keeps a record of every
@@ -56,10 +62,19 @@ type Strategy struct {
 	Graph   func(env *Env, g *GraphProblem) uint64  // the graph's join result
 	Spawn   func(env *Env, sp *SpawnProblem) uint64 // number of tasks that ran
 	Chain   func(env *Env, cp *ChainProblem) uint64 // cp's combined messages
+	Block   func(env *Env, bp *BlockProblem) uint64 // bp.result of the group's error
 
 	LoopEach func(env *Env, lp *LoopProblem)        // lp.out[i] = f(lp.in[i]) for every i
 	LoopSum  func(env *Env, lp *LoopProblem) uint64 // the sum of f(lp.in[i])
 	LoopSeq  func(env *Env, lp *LoopProblem) uint64 // the sum of f(v) over loopSeq(lp.N)
+}
+
+// mayDeadlock reports whether s is known to deadlock on w: a strategy that
+// deadlocks on nested forks on a workload whose forks nest, a bounded pool
+// on the blocking workload. The harness detects a deadlock of any strategy
+// by a timeout; this only tells the tests which outcome to accept.
+func (s *Strategy) mayDeadlock(w *Workload) bool {
+	return s.DeadlockProne && w.Nesting != NestFlat || s.Bounded && w.Nesting == NestBlock
 }
 
 // families orders the rows of the table and the bars of the chart.

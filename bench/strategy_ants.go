@@ -12,12 +12,16 @@ import (
 // are the parents waiting for their children), and in non-blocking mode with
 // the obvious fallback of running a task inline when Submit reports the pool
 // full (which never waits for a queued child, so it survives nesting).
+// Both deadlock on tasks that block: the P workers wait for the context
+// while the task that would cancel it is not yet submitted (blocking
+// Submit) or runs inline on the submitter, which then waits too.
 func init() {
 	register(&Strategy{
 		Name:          "ants-cap",
 		Family:        "ants",
-		Desc:          "ants.NewPool(P), blocking Submit, a WaitGroup per fork point (deadlocks on nested forks)",
+		Desc:          "ants.NewPool(P), blocking Submit, a WaitGroup per fork point (deadlocks on nested forks and on tasks that block)",
 		DeadlockProne: true,
+		Bounded:       true,
 		Open:          openAnts(false),
 		TreeSum:       func(env *Env, root *Node) int64 { return treeSumPar(antsOf(env), root) },
 		Fib:           func(env *Env, n int) int64 { return fibPar(antsOf(env), n) },
@@ -25,11 +29,13 @@ func init() {
 		Sort:          func(env *Env, a []int64) { sortPar(antsOf(env), a) },
 		Tasks:         func(env *Env, ts *TaskSet) uint64 { return tasksPar(antsOf(env).scope(), ts) },
 		Spawn:         func(env *Env, sp *SpawnProblem) uint64 { return spawnPar(antsOf(env).scope(), sp) },
+		Block:         func(env *Env, bp *BlockProblem) uint64 { return blockScope(antsOf(env).scope(), bp) },
 	})
 	register(&Strategy{
 		Name:    "ants-nb",
 		Family:  "ants",
-		Desc:    "ants.NewPool(P, WithNonblocking(true)); a task the pool refuses runs inline",
+		Desc:    "ants.NewPool(P, WithNonblocking(true)); a task the pool refuses runs inline (deadlocks on tasks that block)",
+		Bounded: true,
 		Open:    openAnts(true),
 		TreeSum: func(env *Env, root *Node) int64 { return treeSumPar(antsOf(env), root) },
 		Fib:     func(env *Env, n int) int64 { return fibPar(antsOf(env), n) },
@@ -37,6 +43,7 @@ func init() {
 		Sort:    func(env *Env, a []int64) { sortPar(antsOf(env), a) },
 		Tasks:   func(env *Env, ts *TaskSet) uint64 { return tasksPar(antsOf(env).scope(), ts) },
 		Spawn:   func(env *Env, sp *SpawnProblem) uint64 { return spawnPar(antsOf(env).scope(), sp) },
+		Block:   func(env *Env, bp *BlockProblem) uint64 { return blockScope(antsOf(env).scope(), bp) },
 	})
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -10,7 +11,8 @@ import (
 // SetLimit(P) shared by the whole computation, which is how one bounds the
 // goroutines of a recursive computation with it. With the limit, a parent
 // holds its slot while it waits for children that cannot get one: nested
-// forks deadlock.
+// forks deadlock, and so do tasks that wait for a later one (the blocking
+// workload: Go blocks at the limit, before the last task is submitted).
 func init() {
 	register(&Strategy{
 		Name:             "errgroup",
@@ -23,12 +25,14 @@ func init() {
 		Sort:             func(_ *Env, a []int64) { sortPar(egSpawner{}, a) },
 		Tasks:            func(_ *Env, ts *TaskSet) uint64 { return tasksPar(egScope{new(errgroup.Group)}, ts) },
 		Spawn:            func(_ *Env, sp *SpawnProblem) uint64 { return spawnPar(egScope{new(errgroup.Group)}, sp) },
+		Block:            func(_ *Env, bp *BlockProblem) uint64 { return blockErrgroup(bp, -1) },
 	})
 	register(&Strategy{
 		Name:          "errgroup-limit",
 		Family:        "errgroup",
-		Desc:          "one errgroup.Group with SetLimit(P) shared by all forks, a WaitGroup per fork point (deadlocks on nested forks)",
+		Desc:          "one errgroup.Group with SetLimit(P) shared by all forks, a WaitGroup per fork point (deadlocks on nested forks and on tasks that block)",
 		DeadlockProne: true,
+		Bounded:       true,
 		TreeSum: func(env *Env, root *Node) int64 {
 			sp := newEGLimit(env.P)
 			defer sp.g.Wait()
@@ -55,7 +59,16 @@ func init() {
 		Spawn: func(env *Env, sp *SpawnProblem) uint64 {
 			return spawnPar(egScope{newEGLimit(env.P).g}, sp)
 		},
+		Block: func(env *Env, bp *BlockProblem) uint64 { return blockErrgroup(bp, env.P) },
 	})
+}
+
+// blockErrgroup runs the blocking workload on errgroup.WithContext, with a
+// limit (SetLimit; -1: none).
+func blockErrgroup(bp *BlockProblem, limit int) uint64 {
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(limit)
+	return bp.run(func(t blockTask) { g.Go(func() error { return t(ctx) }) }, g.Wait)
 }
 
 // egScope is an errgroup.Group used as a scope.

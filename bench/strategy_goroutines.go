@@ -10,13 +10,14 @@ func init() {
 		Name:             "go-wg",
 		GoroutinePerFork: true,
 		Family:           "goroutines",
-		Desc:             "a goroutine per fork joined with sync.WaitGroup",
+		Desc:             "a goroutine per fork joined with sync.WaitGroup (and a context cancelled with the first error for tasks that block)",
 		TreeSum:          func(_ *Env, root *Node) int64 { return treeSumPar(goSpawner{}, root) },
 		Fib:              func(_ *Env, n int) int64 { return fibPar(goSpawner{}, n) },
 		Fold:             func(_ *Env, p *FoldProblem) uint64 { return foldPar(goSpawner{}, p, 0) },
 		Sort:             func(_ *Env, a []int64) { sortPar(goSpawner{}, a) },
 		Tasks:            func(_ *Env, ts *TaskSet) uint64 { return tasksPar(new(goScope), ts) },
 		Spawn:            func(_ *Env, sp *SpawnProblem) uint64 { return spawnPar(new(goScope), sp) },
+		Block:            func(_ *Env, bp *BlockProblem) uint64 { return blockScope(new(goScope), bp) },
 	})
 	register(&Strategy{
 		Name:             "go-cutoff",

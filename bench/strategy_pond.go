@@ -10,13 +10,15 @@ import (
 // queue, a task group per fork point. Submission never blocks, but a parent
 // task waiting on its group holds a worker while its children sit in the
 // queue: with every worker so parked, nested forks deadlock. Flat batches and
-// the spawn test (spawners do not wait for their tasks) are fine.
+// the spawn test (spawners do not wait for their tasks) are fine; tasks that
+// wait for a later one deadlock the same way.
 func init() {
 	register(&Strategy{
 		Name:          "pond",
 		Family:        "pond",
-		Desc:          "pond.NewPool(P) with its unbounded queue, a TaskGroup per fork point (deadlocks on nested forks)",
+		Desc:          "pond.NewPool(P) with its unbounded queue, a TaskGroup per fork point (deadlocks on nested forks and on tasks that block)",
 		DeadlockProne: true,
+		Bounded:       true,
 		Open: func(p int) (any, func()) {
 			pl := pond.NewPool(p)
 			return &pondSpawner{pl}, pl.StopAndWait
@@ -29,6 +31,7 @@ func init() {
 		Spawn: func(env *Env, sp *SpawnProblem) uint64 {
 			return spawnPar(&pondWG{p: pondOf(env).p}, sp)
 		},
+		Block: func(env *Env, bp *BlockProblem) uint64 { return blockScope(pondOf(env).scope(), bp) },
 	})
 }
 

@@ -119,8 +119,13 @@ func renderSVG(rep *Report) []byte {
 				weight = ` font-weight="bold"`
 			}
 			fmt.Fprintf(&body, `<text x="%d" y="%.1f" class="name"%s>%s</text>`+"\n", svgLabelX, cy+4, weight, esc(c.Strategy.Name))
-			switch c.Status {
-			case statusOK:
+			switch {
+			case c.Status == statusOK && c.RatioSeq <= 0:
+				// No sequential run to compare with (the blocking
+				// workload): the time alone.
+				fmt.Fprintf(&body, `<text x="%.1f" y="%.1f" class="val">%s</text>`+"\n", xOf(1)+6, cy+4,
+					esc(fmtDur(c.Median)+" a run (no sequential run to compare with)"))
+			case c.Status == statusOK:
 				x1 := xOf(max(c.RatioSeq, lo))
 				x0 := xOf(1)
 				left, width := math.Min(x0, x1), math.Abs(x1-x0)

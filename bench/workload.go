@@ -22,6 +22,7 @@ const (
 	KindLoopEach
 	KindLoopSum
 	KindLoopSeq
+	KindBlock
 )
 
 // Nesting classes: how a workload's forks nest, which decides whether a
@@ -31,7 +32,17 @@ const (
 	NestFlat     = ""          // only the caller forks
 	NestForkJoin = "fork-join" // forked work forks again and waits for its children
 	NestSpawn    = "spawn"     // forked work submits more work (but does not wait for it)
+	NestBlock    = "blocking"  // tasks wait for a task submitted after them
 )
+
+// nestingWhat names a nesting class in a note: "deadlocked on fork-join
+// forks in tree sum ...".
+func nestingWhat(nesting string) string {
+	if nesting == NestBlock {
+		return "blocking tasks"
+	}
+	return nesting + " forks"
+}
 
 // Workload is one row group of the table: a problem of a given size.
 type Workload struct {
@@ -73,6 +84,7 @@ type Instance struct {
 	spawn *SpawnProblem
 	chain *ChainProblem
 	loop  *LoopProblem
+	block *BlockProblem
 }
 
 // supports reports whether s implements the instance's workload.
@@ -100,6 +112,8 @@ func (w *Workload) supports(s *Strategy) bool {
 		return s.LoopSum != nil
 	case KindLoopSeq:
 		return s.LoopSeq != nil
+	case KindBlock:
+		return s.Block != nil
 	}
 	return false
 }
@@ -136,6 +150,8 @@ func (in *Instance) exec(kind Kind, s *Strategy, env *Env, scratch []int64) uint
 		return s.LoopSum(env, in.loop)
 	case KindLoopSeq:
 		return s.LoopSeq(env, in.loop)
+	case KindBlock:
+		return s.Block(env, in.block)
 	}
 	panic("bench: unknown workload kind")
 }

@@ -2,6 +2,8 @@ package forkjoin_test
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/forkjoin-go/forkjoin/forkjoin"
@@ -9,10 +11,38 @@ import (
 )
 
 // BenchmarkGroupGo: a Group of 1,000 empty tasks spawned with Go from
-// outside the pool, then Wait; ns per task. The errgroup figure for the
-// same code is the bench program's (go run ./bench -workloads spawn).
+// outside the pool, then Wait; ns per task. goroutines-pN is the same
+// with errgroup's mechanism at GOMAXPROCS N: a goroutine per task, a
+// WaitGroup, the first error kept (errgroup itself, a dependency this
+// module does not take, is the bench program's: go run ./bench
+// -workloads spawn).
 func BenchmarkGroupGo(b *testing.B) {
 	const tasks = 1000
+	for _, n := range []int{1, 2} {
+		b.Run("goroutines-p"+string(rune('0'+n)), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+			body := func() error { return nil }
+			for b.Loop() {
+				var wg sync.WaitGroup
+				var once sync.Once
+				var first error
+				for range tasks {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if err := body(); err != nil {
+							once.Do(func() { first = err })
+						}
+					}()
+				}
+				wg.Wait()
+				if first != nil {
+					b.Fatal(first)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks), "ns/task")
+		})
+	}
 	for _, n := range []int{1, 2} {
 		b.Run("p"+string(rune('0'+n)), func(b *testing.B) {
 			pool.With(n, func(p *pool.Pool) {
