@@ -62,7 +62,7 @@ type Strategy struct {
 	Graph   func(env *Env, g *GraphProblem) uint64  // the graph's join result
 	Spawn   func(env *Env, sp *SpawnProblem) uint64 // number of tasks that ran
 	Chain   func(env *Env, cp *ChainProblem) uint64 // cp's combined messages
-	Block   func(env *Env, bp *BlockProblem) uint64 // bp.result of the group's error
+	Block   func(env *Env, bp *BlockProblem) uint64 // bp.run: N when the wait gave the last task's error
 
 	LoopEach func(env *Env, lp *LoopProblem)        // lp.out[i] = f(lp.in[i]) for every i
 	LoopSum  func(env *Env, lp *LoopProblem) uint64 // the sum of f(lp.in[i])
