@@ -37,3 +37,7 @@ func SchedulerState(p *pool.Pool) string {
 		s.injector.queued[High].Load(), s.injector.queued[Normal].Load(), s.injector.queued[Background].Load(),
 		len(parts), inUse, beats, s.spareProcessors(), s.progressed())
 }
+
+// ScopeTaskChunks is the number of chunks of scope tasks p's scheduler
+// has allocated.
+func ScopeTaskChunks(p *pool.Pool) int64 { return schedulerOf(p).scopeChunks.Load() }

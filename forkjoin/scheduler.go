@@ -69,6 +69,10 @@ type scheduler struct {
 	layer      *poolcore.Pool // the pool's layer view: Pin, WakeOne, ...
 	maxWorkers int
 	job        dispatch.Job
+	// scopeChunks counts the chunks of scope tasks allocated
+	// (getScopeTask): a burst that reuses the tasks of an earlier one
+	// allocates none.
+	scopeChunks atomic.Int64
 
 	state atomic.Uint64
 	_     cacheline.Pad

@@ -187,6 +187,7 @@ func (w *Worker) getScopeTask() *scopeTask {
 		}
 	}
 	if len(l.free) == 0 {
+		w.sched.scopeChunks.Add(spawnBatch / scopeTaskChunk)
 		for range spawnBatch / scopeTaskChunk {
 			chunk := new([scopeTaskChunk]scopeTask)
 			for i := range chunk {

@@ -898,15 +898,24 @@ func TestScopeTasksKeptAcrossCollections(t *testing.T) {
 		runtime.GC()
 		runtime.GC()
 		var m0, m1 runtime.MemStats
+		comp0, chunks0 := p.Stats().CompensatorsStarted, forkjoin.ScopeTaskChunks(p)
 		runtime.ReadMemStats(&m0)
 		burst()
 		runtime.ReadMemStats(&m1)
 		if got := ran.Load(); got != 2*tasks {
 			t.Fatalf("%d tasks ran, want %d", got, 2*tasks)
 		}
+		if n := forkjoin.ScopeTaskChunks(p) - chunks0; n != 0 {
+			t.Errorf("the second burst of %d scope tasks allocated %d chunks of tasks, want none", tasks, n)
+		}
 		// Task structs come in chunks of 64: allocating them again would
-		// be over 300 allocations.
-		if allocs := m1.Mallocs - m0.Mallocs; allocs > 30 {
+		// be over 300 allocations. A compensator (if the run looked
+		// stalled on a loaded machine: compensate.go) allocates a Worker
+		// and a goroutine of its own, so the count holds without one.
+		allocs := m1.Mallocs - m0.Mallocs
+		if p.Stats().CompensatorsStarted != comp0 {
+			t.Logf("a compensator ran: %d allocations", allocs)
+		} else if allocs > 30 {
 			t.Errorf("the second burst of %d scope tasks made %d allocations, want at most 30", tasks, allocs)
 		}
 	})
