@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,12 +64,20 @@ func TestSlotCapOrder(t *testing.T) {
 			}
 			p := pool.New(1, opts...)
 			defer p.Close()
-			var order []string
+			var (
+				mu    sync.Mutex // a compensator may run tasks beside the caller
+				order []string
+			)
+			record := func(s string) {
+				mu.Lock()
+				order = append(order, s)
+				mu.Unlock()
+			}
 			var link func(i int) func(w *Worker)
 			var sp *Spawner
 			link = func(i int) func(w *Worker) {
 				return func(w *Worker) {
-					order = append(order, fmt.Sprint("C", i))
+					record(fmt.Sprint("C", i))
 					if i < 10 {
 						sp.Spawn(w, link(i+1))
 					}
@@ -77,7 +86,7 @@ func TestSlotCapOrder(t *testing.T) {
 			Run(p, func(w *Worker) {
 				Scope(w, func(s *Spawner) {
 					sp = s
-					s.Spawn(w, func(*Worker) { order = append(order, "R") })
+					s.Spawn(w, func(*Worker) { record("R") })
 					s.Spawn(w, link(0))
 				})
 			})
@@ -90,6 +99,13 @@ func TestSlotCapOrder(t *testing.T) {
 			want := lifoCap // C0 .. C2 from the slot, then R
 			if !on {
 				want = 0
+			}
+			if len(order) == 12 && p.Stats().CompensatorsStarted != 0 {
+				// The run looked stalled (the machine took the caller's
+				// processor for milliseconds) and a compensator took
+				// tasks beside it: the order is two participants'.
+				t.Logf("slot %v: a compensator ran: order %v", on, order)
+				return
 			}
 			if at != want || len(order) != 12 {
 				t.Fatalf("slot %v: order %v: R at %d, want %d", on, order, at, want)
