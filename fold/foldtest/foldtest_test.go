@@ -16,6 +16,7 @@ import (
 	"github.com/forkjoin-go/forkjoin/fold"
 	"github.com/forkjoin-go/forkjoin/fold/foldtest"
 	"github.com/forkjoin-go/forkjoin/internal/leakcheck"
+	"github.com/forkjoin-go/forkjoin/internal/testtree"
 	"github.com/forkjoin-go/forkjoin/tree"
 )
 
@@ -206,7 +207,11 @@ func TestCheckFailsWrongFolds(t *testing.T) {
 					t.Fatalf("the failure does not show %q:\n%s", want, text)
 				}
 			}
-			if c.steady && strings.Contains(text, "flaky") {
+			// Under the race detector a wrong fold that writes through a
+			// kept pointer is also a data race between participants; the
+			// detector's report fails whichever example it happens in, so
+			// rapid's replay of the shrunk one may pass.
+			if c.steady && !testtree.Race && strings.Contains(text, "flaky") {
 				t.Fatalf("rapid could not reproduce the failure:\n%s", text)
 			}
 			t.Logf("the failure, as reported:\n%s", text)
