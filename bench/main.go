@@ -235,7 +235,7 @@ func run(cfg *Config, stdout, stderr io.Writer) (*Report, error) {
 		},
 	}
 	for _, w := range ws {
-		prog.addTotal(h.planned(w))
+		prog.plan(h.planned(w))
 	}
 	for _, w := range ws {
 		var wr *WorkloadResult

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +92,7 @@ func TestRunTiny(t *testing.T) {
 	if rep.Wrong != 0 {
 		t.Errorf("%d wrong results; stderr:\n%s", rep.Wrong, stderr.String())
 	}
+	checkProgress(t, stderr.String())
 	if got, want := len(rep.Results), len(workloadsFor("tiny")); got != want {
 		t.Fatalf("%d workloads ran, want %d", got, want)
 	}
@@ -483,5 +486,35 @@ func TestSingle(t *testing.T) {
 			}
 		}
 		waitGoroutines(t, before, nil)
+	}
+}
+
+// progressLine is a line of the progress report written where stderr is
+// not a terminal: "[done/total] workload".
+var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] `)
+
+// checkProgress: the progress lines count toward one total that never
+// changes, and the count never goes back.
+func checkProgress(t *testing.T, stderr string) {
+	t.Helper()
+	total, last, lines := -1, -1, 0
+	for _, line := range strings.Split(stderr, "\n") {
+		m := progressLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		lines++
+		done, _ := strconv.Atoi(m[1])
+		tot, _ := strconv.Atoi(m[2])
+		if total >= 0 && tot != total {
+			t.Errorf("progress total moved from %d to %d: %q", total, tot, line)
+		}
+		if done < last {
+			t.Errorf("progress went back from %d to %d: %q", last, done, line)
+		}
+		total, last = tot, done
+	}
+	if lines == 0 {
+		t.Errorf("no progress line in stderr:\n%s", stderr)
 	}
 }

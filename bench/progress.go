@@ -31,15 +31,29 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-func (p *progress) addTotal(n int) { p.total += n }
-func (p *progress) step(n int)     { p.done += n }
+// plan adds n steps to the total, before the run starts. The total then
+// stays fixed: steps that turn out not to be needed (a cell skipped, fewer
+// rounds than planned) count as done (replan), so the count only moves up
+// toward the total.
+func (p *progress) plan(n int) { p.total += n }
+
+// replan changes the steps still to come by delta: fewer (delta < 0) are
+// counted as done; more (delta > 0, only ever rounds given back after an
+// earlier replan took them) are taken off the done count again.
+func (p *progress) replan(delta int) { p.done -= delta }
+
+func (p *progress) step(n int) { p.done += n }
 
 // show reports the current step: workload, strategy and phase.
 func (p *progress) show(workload, strategy, phase string) {
 	if p.w == nil {
 		return
 	}
-	line := fmt.Sprintf("[%d/%d] %s · %s", p.done, max(p.total, p.done), workload, strategy)
+	count := "" // none before the plan: the machine's measurements
+	if p.total > 0 {
+		count = fmt.Sprintf("[%d/%d] ", min(p.done, p.total), p.total)
+	}
+	line := fmt.Sprintf("%s%s · %s", count, workload, strategy)
 	if phase != "" {
 		line += " · " + phase
 	}
@@ -47,7 +61,7 @@ func (p *progress) show(workload, strategy, phase string) {
 	if !p.tty {
 		if workload != p.lastLabel {
 			p.lastLabel = workload
-			fmt.Fprintf(p.w, "[%d/%d] %s\n", p.done, max(p.total, p.done), workload)
+			fmt.Fprintf(p.w, "%s%s\n", count, workload)
 		}
 		return
 	}

@@ -188,7 +188,7 @@ func (h *harness) runWorkload(w *Workload) *WorkloadResult {
 		if est := w.SeqIters * h.m.NsPerIter; est > float64(cfg.RunLimit) {
 			wr.Skipped = fmt.Sprintf("skipped: one sequential run ≈ %s > the %s run budget (-full raises it)",
 				fmtDur(est), fmtDur(float64(cfg.RunLimit)))
-			h.prog.addTotal(-planned)
+			h.prog.replan(-planned)
 			return wr
 		}
 	}
@@ -235,7 +235,7 @@ func (h *harness) runWorkload(w *Workload) *WorkloadResult {
 			if c != seq && !haveRef {
 				c.Status, c.Note = statusSkipped, "not checked: the sequential reference failed"
 				c.Short = "not checked"
-				h.prog.addTotal(-(2 + cfg.Rounds))
+				h.prog.replan(-(2 + cfg.Rounds))
 				continue
 			}
 			h.prepare(w, inst, probe, c, &ref, &probeRef, haveRef)
@@ -283,7 +283,7 @@ func (h *harness) rounds(w *Workload, inst *Instance, ref uint64, cells []*Cell)
 			o, err := h.runOnce(c, w, inst, c.Reps, h.fullLimit(c.CheckNs*float64(c.Reps)))
 			h.prog.step(1)
 			if !h.accept(w, c, o, err, ref, "round "+fmt.Sprint(r+1)) {
-				h.prog.addTotal(-(c.Rounds - r - 1))
+				h.prog.replan(-(c.Rounds - r - 1))
 				continue
 			}
 			c.Samples = append(c.Samples, Sample{Round: r + 1, Ns: o.ns, Allocs: o.allocs, Reps: c.Reps})
@@ -292,7 +292,7 @@ func (h *harness) rounds(w *Workload, inst *Instance, ref uint64, cells []*Cell)
 				// heaps, stacks and pools); plan the rounds from a warm one.
 				planned := c.Rounds
 				c.Rounds = roundsFor(cfg, o.ns*float64(c.Reps))
-				h.prog.addTotal(c.Rounds - planned)
+				h.prog.replan(c.Rounds - planned)
 			}
 		}
 	}
@@ -319,7 +319,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	unplanned := 2 + cfg.Rounds
 	defer func() {
 		if c.Status != statusOK {
-			h.prog.addTotal(-unplanned)
+			h.prog.replan(-unplanned)
 		}
 	}()
 	if where, ok := h.deadlocked[deadlockKey(s, w)]; ok && w.Nesting != NestFlat {
@@ -343,7 +343,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	if s.SweepCutoff {
 		c.env.Cutoff = min(probe.Depth, 4)
 	}
-	o, err := h.runOnce(c, w, probe, 1, cfg.Timeout)
+	o, err := h.runOnce(c, w, probe, 1, probeTimeout(cfg, s, w))
 	h.prog.step(1)
 	unplanned--
 	if err == errTimeout {
@@ -358,7 +358,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	}
 	// Once more, warm (a pool's first run starts its workers): the faster of
 	// the two is the estimate's basis.
-	o2, err := h.runOnce(c, w, probe, 1, cfg.Timeout)
+	o2, err := h.runOnce(c, w, probe, 1, probeTimeout(cfg, s, w))
 	if err == errTimeout {
 		h.markDeadlock(w, c, probe, "the second")
 		return
@@ -407,7 +407,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 		} else {
 			c.Note = joinNote(c.Note, "1 cold run only: the checked run exceeded the run budget")
 		}
-		h.prog.addTotal(-cfg.Rounds)
+		h.prog.replan(-cfg.Rounds)
 		return
 	}
 	if !w.needsScratch() && c.CheckNs < float64(cfg.MinSample) {
@@ -415,7 +415,7 @@ func (h *harness) prepare(w *Workload, inst, probe *Instance, c *Cell, ref, prob
 	}
 	c.Rounds = roundsFor(cfg, c.CheckNs*float64(c.Reps))
 	if c.Rounds < cfg.Rounds {
-		h.prog.addTotal(c.Rounds - cfg.Rounds)
+		h.prog.replan(c.Rounds - cfg.Rounds)
 	}
 }
 
@@ -430,14 +430,28 @@ func (h *harness) markDeadlock(w *Workload, c *Cell, probe *Instance, which stri
 		what = "deadlocks (bounded pool)"
 	}
 	c.Status = statusDeadlock
-	c.Note = fmt.Sprintf("%s: no result within %s on %s %g-%s probe", what, h.cfg.Timeout, which, probe.Units, unitOr(w.UnitName, "unit"))
-	c.Short = fmt.Sprintf("%s: no result within %s", what, h.cfg.Timeout)
+	timeout := probeTimeout(h.cfg, c.Strategy, w)
+	c.Note = fmt.Sprintf("%s: no result within %s on %s %g-%s probe", what, timeout, which, probe.Units, unitOr(w.UnitName, "unit"))
+	c.Short = fmt.Sprintf("%s: no result within %s", what, timeout)
 	h.deadlocked[deadlockKey(c.Strategy, w)] = w.Label
 	h.abandon(c)
 }
 
 // deadlockKey is the key of h.deadlocked: a strategy and a nesting class.
 func deadlockKey(s *Strategy, w *Workload) string { return s.Name + "|" + w.Nesting }
+
+// probeTimeout is how long a probe may take before its strategy is said
+// to deadlock on w: cfg.Timeout for a strategy that may (a pool whose
+// workers block waiting for their own subtasks, a bounded pool on tasks
+// that block), so that each such cell costs little; for the others a
+// deadlock would be a bug, and a probe that is merely slow (the race
+// detector on a loaded machine) must not be reported as one.
+func probeTimeout(cfg *Config, s *Strategy, w *Workload) time.Duration {
+	if s.mayDeadlock(w) {
+		return cfg.Timeout
+	}
+	return max(cfg.Timeout, 10*time.Second)
+}
 
 // roundsFor is how many timed rounds of a sample this long fit the cell
 // budget: at least one, at most -rounds.
