@@ -256,7 +256,7 @@ func loopWorkload(kind Kind, n int, heavy bool) *Workload {
 	case KindLoopSum:
 		id, label = "loop/sum/"+wid, fmt.Sprintf("loop over %s uint64, sum of f(in[i]), %s", size, work)
 	case KindLoopSeq:
-		id, label = "loop/seq/"+wid, fmt.Sprintf("loop over an iter.Seq of %s uint64, sum of f(v), %s", size, work)
+		id, label = "loop/iter/"+wid, fmt.Sprintf("loop over an iter.Seq of %s uint64, sum of f(v), %s", size, work)
 	}
 	mk := func(n int) func() *Instance {
 		return func() *Instance {

@@ -41,7 +41,7 @@ import (
 // sum, ForIter on 2 participants takes 1.16× the time of the
 // range-over-func loop over the same iterator (2.3× on 1), and 0.55× with
 // 20 times that work per value (BenchmarkLoops in forkjoin; `go run
-// ./bench -workloads loop/seq`). It pays from about 2 ns of work per
+// ./bench -workloads loop/iter`). It pays from about 2 ns of work per
 // value on 2 participants.
 //
 // A buf above 0 fixes the buffer's size, up to 65536 values or 256 KiB.
