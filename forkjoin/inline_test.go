@@ -1,15 +1,10 @@
 package forkjoin
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/forkjoin-go/forkjoin/internal/testcheck"
 )
 
 // TestFutureForkInlines compiles testdata/inline, a user's tree-sum with a
@@ -21,41 +16,21 @@ import (
 // BenchmarkForkFloor's future-p1): they measure the inlined path, and this
 // test says when a change, or a compiler's new costs, takes them off it.
 func TestFutureForkInlines(t *testing.T) {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		t.Fatalf("no go command at %s (the test needs the toolchain that runs it): %v", gobin, err)
-	}
-	out, err := exec.Command(gobin, "build", "-gcflags=-m", "-o", os.DevNull, "./testdata/inline").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build ./testdata/inline: %v\n%s", err, out)
-	}
-	src, err := os.ReadFile("testdata/inline/main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for i, line := range strings.Split(string(src), "\n") {
-		_, what, ok := strings.Cut(line, "// INLINE: ")
-		if !ok {
-			continue
-		}
-		checked++
+	report, marks := testcheck.CompilerInlining(t, "testdata/inline")
+	for _, m := range marks {
 		// The report's lines read "testdata/inline/main.go:L:C: inlining
 		// call to Future[...].Join".
-		at := fmt.Sprintf("main.go:%d:", i+1)
 		found := false
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			l := sc.Text()
-			if strings.Contains(l, at) && strings.Contains(l, "inlining call to") && strings.HasSuffix(l, "."+what) {
+		for _, l := range report {
+			if strings.Contains(l, m.At) && strings.Contains(l, "inlining call to") && strings.HasSuffix(l, "."+m.What) {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("main.go:%d: the call to %s was not inlined; the compiler said:\n%s", i+1, what, out)
+			t.Errorf("%s the call to %s was not inlined; the compiler said:\n%s", m.At, m.What, strings.Join(report, "\n"))
 		}
 	}
-	if checked != 1 {
-		t.Fatalf("found %d INLINE marks in testdata/inline/main.go, want 1", checked)
+	if len(marks) != 1 {
+		t.Fatalf("found %d INLINE marks in testdata/inline/main.go, want 1", len(marks))
 	}
 }
